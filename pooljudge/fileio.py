@@ -1,0 +1,80 @@
+"""Small file helpers: transparent gzip, write-then-rename, progress bars only on terminals."""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import io
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+from pooljudge.errors import InputError
+
+PathLike = str | os.PathLike[str]
+
+
+def read_bytes(path: PathLike) -> bytes:
+    """The file's bytes, gunzipped when it is gzip (by magic number, not by name).
+
+    Raises InputError for a missing, unreadable, corrupt or empty file.
+    """
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise InputError("no such file", path=path) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not a file", path=path) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", path=path) from None
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError, gzip.BadGzipFile) as exc:
+            raise InputError(f"corrupt gzip data: {exc}", path=path) from None
+    if not raw.strip():
+        raise InputError("file is empty", path=path)
+    return raw
+
+
+@contextlib.contextmanager
+def atomic_writer(path: PathLike, *, mode: str = "w") -> Iterator[IO]:
+    """Open a temporary file beside ``path``; rename it onto ``path`` only on success.
+
+    ``path`` of ``-`` writes to standard output. On any exception the temporary file is removed
+    and ``path`` is left as it was, so a reader never sees a half-written file.
+    """
+    if str(path) == "-":
+        if "b" in mode:
+            yield sys.stdout.buffer
+        else:
+            yield sys.stdout
+        return
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
+    try:
+        with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as handle:
+            yield handle
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def progress(iterable=None, **kwargs):
+    """A tqdm progress bar on an interactive stderr; silent otherwise (pipes, CI, tests)."""
+    from tqdm.auto import tqdm
+
+    disable = not _stderr_is_terminal()
+    return tqdm(iterable, disable=disable, leave=False, **kwargs)
+
+
+def _stderr_is_terminal() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError, io.UnsupportedOperation):
+        return False
