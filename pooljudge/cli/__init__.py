@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from pooljudge import __version__
-from pooljudge.errors import PoolJudgeError
+from pooljudge.errors import InputError, PoolJudgeError
 
 # Command modules, in the order their commands appear in --help.
 COMMAND_MODULES: tuple[str, ...] = ("eval_cmd",)
@@ -42,8 +42,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.handler(args) or 0)
+    except InputError as exc:
+        print(str(exc), file=sys.stderr)
+        return exc.exit_status
     except PoolJudgeError as exc:
-        print(f"pooljudge: {exc}", file=sys.stderr)
+        print(f"pooljudge: error: {exc}", file=sys.stderr)
         return exc.exit_status
     except KeyboardInterrupt:
         print("pooljudge: interrupted", file=sys.stderr)
