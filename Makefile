@@ -23,6 +23,9 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
+demo: $(STAMP)
+	$(BIN)/pooljudge demo
+
 bench: $(STAMP)
 	$(BIN)/python benchmarks/eval_speed.py
 

@@ -32,12 +32,21 @@ def read_bytes(path: PathLike) -> bytes:
         raise InputError(f"cannot read: {exc.strerror}", path=path) from None
     if raw[:2] == b"\x1f\x8b":
         try:
-            raw = gzip.decompress(raw)
+            raw = _gunzip(raw)
         except (OSError, EOFError, gzip.BadGzipFile) as exc:
             raise InputError(f"corrupt gzip data: {exc}", path=path) from None
     if not raw.strip():
         raise InputError("file is empty", path=path)
     return raw
+
+
+def _gunzip(data: bytes) -> bytes:
+    """Decompress gzip data with ISA-L (3-5x faster than zlib) when available."""
+    try:
+        from isal import igzip
+    except ImportError:  # pragma: no cover - isal ships wheels for the usual platforms
+        return gzip.decompress(data)
+    return igzip.decompress(data)
 
 
 @contextlib.contextmanager
@@ -55,6 +64,7 @@ def atomic_writer(path: PathLike, *, mode: str = "w") -> Iterator[IO]:
         return
     target = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
+    os.fchmod(fd, _new_file_mode(target))
     try:
         with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as handle:
             yield handle
@@ -63,6 +73,19 @@ def atomic_writer(path: PathLike, *, mode: str = "w") -> Iterator[IO]:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def _new_file_mode(target: Path) -> int:
+    """The mode an ordinary ``open(target, "w")`` would give: the old file's, else 0o666 & ~umask.
+
+    ``mkstemp`` creates 0o600 files, which would make a shared report unreadable to others.
+    """
+    try:
+        return target.stat().st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0o022)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def progress(iterable=None, **kwargs):

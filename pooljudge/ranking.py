@@ -1,24 +1,61 @@
 """The ranking order every module shares (trec_eval's): score descending, ties by doc descending.
 
-Document ids compare in byte order of their UTF-8 encoding, which for valid UTF-8 is the code point
-order Python and Arrow use. The rank column of a run file is ignored.
+Document ids compare in byte order of their UTF-8 encoding (Arrow's string order), which for
+valid UTF-8 is also the code point order Python uses. Scores compare in single precision, as
+trec_eval stores them (``float sim``): 40.922120174018 and 40.922120174019 tie, and the doc id
+decides. The rank column of a run file is ignored.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
-__all__ = ["rank_order", "rank_run"]
+__all__ = ["byte_order_codes", "rank_order", "rank_positions", "rank_run"]
+
+
+def byte_order_codes(values: pa.DictionaryArray) -> np.ndarray:
+    """Per row, the rank (0-based) of its id among the distinct ids sorted in byte order."""
+    order = pc.sort_indices(values.dictionary).to_numpy()
+    rank_of_entry = np.empty(len(order), dtype=np.int64)
+    rank_of_entry[order] = np.arange(len(order), dtype=np.int64)
+    return rank_of_entry[values.indices.to_numpy()]
+
+
+def rank_positions(
+    topic_codes: np.ndarray, doc_codes: np.ndarray, scores: np.ndarray
+) -> np.ndarray:
+    """Row positions sorted by topic code ascending, score descending, doc code descending.
+
+    ``doc_codes`` must order like the document ids (see :func:`byte_order_codes`). The three keys
+    are packed into one int64 (dense score ranks) and argsorted once; when they do not fit in
+    63 bits, a slower three-key lexsort gives the same order.
+    """
+    topic_codes = np.asarray(topic_codes, dtype=np.int64)
+    doc_codes = np.asarray(doc_codes, dtype=np.int64)
+    if len(scores) == 0:
+        return np.zeros(0, dtype=np.int64)
+    with np.errstate(over="ignore"):  # beyond float32's range a score becomes +-inf, as in C
+        single = np.asarray(scores, dtype=np.float64).astype(np.float32)
+    distinct, score_codes = np.unique(single, return_inverse=True)
+    score_bits = _bits(len(distinct))
+    doc_bits = _bits(int(doc_codes.max()) + 1)
+    if _bits(int(topic_codes.max()) + 1) + score_bits + doc_bits > 63:
+        return np.lexsort((-doc_codes, -score_codes, topic_codes))
+    descending_score = len(distinct) - 1 - score_codes.astype(np.int64).ravel()
+    descending_doc = (1 << doc_bits) - 1 - doc_codes
+    keys = (topic_codes << (score_bits + doc_bits)) | (descending_score << doc_bits)
+    # Keys are unique unless a (topic, doc) pair repeats, and such rows tie in every sort key.
+    return np.argsort(keys | descending_doc)
 
 
 def rank_order(topics: pd.Series, docs: pd.Series, scores: pd.Series | np.ndarray) -> np.ndarray:
     """Row positions sorted by topic (ascending), score (descending), doc (descending)."""
-    topic_codes, _ = pd.factorize(topics, sort=True)
-    doc_codes, _ = pd.factorize(docs, sort=True)
-    score_values = np.asarray(scores, dtype=np.float64)
-    # lexsort sorts by the last key first; negate to get descending score and doc order.
-    return np.lexsort((-doc_codes, -score_values, topic_codes))
+    topic_codes = byte_order_codes(pc.dictionary_encode(_arrow(topics)))
+    doc_codes = byte_order_codes(pc.dictionary_encode(_arrow(docs)))
+    return rank_positions(topic_codes, doc_codes, np.asarray(scores, dtype=np.float64))
 
 
 def rank_run(run: pd.DataFrame) -> pd.DataFrame:
@@ -27,3 +64,12 @@ def rank_run(run: pd.DataFrame) -> pd.DataFrame:
     ranked = run.iloc[order].reset_index(drop=True)
     ranked["rank"] = ranked.groupby("topic", sort=False).cumcount().to_numpy() + 1
     return ranked
+
+
+def _bits(count: int) -> int:
+    """Bits needed to store the integers 0 .. count - 1 (at least 1)."""
+    return max(int(count - 1).bit_length(), 1)
+
+
+def _arrow(values: pd.Series) -> pa.Array:
+    return pa.array(pd.Series(values).astype(str).to_numpy(dtype=object), type=pa.string())

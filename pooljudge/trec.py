@@ -15,10 +15,12 @@ import math
 import re
 from collections.abc import Iterable
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from pooljudge.errors import InputError
@@ -26,9 +28,15 @@ from pooljudge.fileio import PathLike, atomic_writer, read_bytes
 
 __all__ = [
     "POOL_COLUMNS",
+    "QrelsColumns",
+    "RunColumns",
+    "qrels_columns",
     "read_pool",
     "read_qrels",
+    "read_qrels_columns",
     "read_run",
+    "read_run_columns",
+    "run_columns",
     "run_name",
     "write_pool",
     "write_qrels",
@@ -38,7 +46,7 @@ __all__ = [
 RUN_FIELDS = ("topic", "q0", "doc", "rank", "score", "tag")
 QRELS_FIELDS = ("topic", "iteration", "doc", "label")
 POOL_COLUMNS = ("topic", "doc", "order", "best_rank", "runs")
-_COMMENT_LINE = re.compile(rb"(?m)^#[^\n]*")
+_COMMENT_LINE = re.compile(rb"(?m)^[ \t]*#[^\n]*")
 
 
 def run_name(path: PathLike) -> str:
@@ -47,26 +55,42 @@ def run_name(path: PathLike) -> str:
     return name[:-3] if name.endswith(".gz") else name
 
 
+class RunColumns(NamedTuple):
+    """A checked run as arrays in file order: dictionary-encoded topic and doc ids, float scores."""
+
+    topic: pa.DictionaryArray
+    doc: pa.DictionaryArray
+    score: np.ndarray
+
+
+class QrelsColumns(NamedTuple):
+    """Checked qrels as arrays in file order: dictionary-encoded ids, int64 labels."""
+
+    topic: pa.DictionaryArray
+    doc: pa.DictionaryArray
+    label: np.ndarray
+
+
 def read_run(path: PathLike) -> pd.DataFrame:
     """Read a TREC run (plain or gzip) into columns ``topic, doc, score, tag``.
 
     Raises InputError naming ``path:line`` for a wrong column count, a score that is not a finite
     number, a document listed twice for one topic, undecodable bytes, or an empty file.
     """
-    table = _parse(path, RUN_FIELDS, {"score": pa.float64()}, _check_run_line)
-    frame = pd.DataFrame(
+    table, columns = _read_run_table(path)
+    return pd.DataFrame(
         {
             "topic": _strings(table["topic"]),
             "doc": _strings(table["doc"]),
-            "score": table["score"].to_numpy(),
+            "score": columns.score,
             "tag": _strings(table["tag"]),
         }
     )
-    bad = ~np.isfinite(frame["score"].to_numpy())
-    if bad.any():
-        _fail_at_row(path, int(np.argmax(bad)), "score is not a finite number")
-    _refuse_duplicates(path, frame, "document listed twice for topic {topic}: {doc}")
-    return frame
+
+
+def read_run_columns(path: PathLike) -> RunColumns:
+    """Read and check a run like :func:`read_run`, but return arrays (no pandas strings)."""
+    return _read_run_table(path)[1]
 
 
 def read_qrels(path: PathLike) -> pd.DataFrame:
@@ -76,15 +100,54 @@ def read_qrels(path: PathLike) -> pd.DataFrame:
     integer, a document judged twice for one topic, undecodable bytes, or an empty file.
     """
     table = _parse(path, QRELS_FIELDS, {"label": pa.int64()}, _check_qrels_line)
-    frame = pd.DataFrame(
-        {
-            "topic": _strings(table["topic"]),
-            "doc": _strings(table["doc"]),
-            "label": table["label"].to_numpy().astype(np.int64),
-        }
+    columns = _qrels_columns(table, path)
+    return pd.DataFrame(
+        {"topic": _strings(table["topic"]), "doc": _strings(table["doc"]), "label": columns.label}
     )
-    _refuse_duplicates(path, frame, "document judged twice for topic {topic}: {doc}")
-    return frame
+
+
+def read_qrels_columns(path: PathLike) -> QrelsColumns:
+    """Read and check qrels like :func:`read_qrels`, but return arrays."""
+    table = _parse(path, QRELS_FIELDS, {"label": pa.int64()}, _check_qrels_line)
+    return _qrels_columns(table, path)
+
+
+def run_columns(run: pd.DataFrame, *, name: str = "run") -> RunColumns:
+    """Encode a run DataFrame (``topic, doc, score``) as checked arrays.
+
+    Raises InputError naming ``name`` for a missing column, a non-finite score or a document
+    listed twice for one topic.
+    """
+    _require_columns(run, ("topic", "doc", "score"), name)
+    score = pd.to_numeric(run["score"], errors="coerce").to_numpy(dtype=np.float64)
+    bad = ~np.isfinite(score)
+    if bad.any():
+        row = int(np.argmax(bad))
+        raise InputError(f"row {row}: score is not a finite number: {run['score'].iat[row]!r}",
+                         path=name)
+    topic, doc = _encode(_arrow_strings(run["topic"])), _encode(_arrow_strings(run["doc"]))
+    row = _first_duplicate(topic, doc)
+    if row is not None:
+        raise InputError(f"row {row}: document listed twice for topic {topic[row]}: {doc[row]}",
+                         path=name)
+    return RunColumns(topic, doc, score)
+
+
+def qrels_columns(qrels: pd.DataFrame, *, name: str = "qrels") -> QrelsColumns:
+    """Encode a qrels DataFrame (``topic, doc, label``) as checked arrays (see run_columns)."""
+    _require_columns(qrels, ("topic", "doc", "label"), name)
+    labels = pd.to_numeric(qrels["label"], errors="coerce").to_numpy(dtype=np.float64)
+    bad = ~np.isfinite(labels) | (labels != np.round(labels))
+    if bad.any():
+        row = int(np.argmax(bad))
+        raise InputError(f"row {row}: label is not an integer: {qrels['label'].iat[row]!r}",
+                         path=name)
+    topic, doc = _encode(_arrow_strings(qrels["topic"])), _encode(_arrow_strings(qrels["doc"]))
+    row = _first_duplicate(topic, doc)
+    if row is not None:
+        raise InputError(f"row {row}: document judged twice for topic {topic[row]}: {doc[row]}",
+                         path=name)
+    return QrelsColumns(topic, doc, labels.astype(np.int64))
 
 
 def write_run(run: pd.DataFrame, path: PathLike, *, tag: str | None = None) -> None:
@@ -136,7 +199,8 @@ def read_pool(path: PathLike) -> pd.DataFrame:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError("not valid UTF-8", path=path, line=raw[: exc.start].count(b"\n") + 1) from None
+        line = raw[: exc.start].count(b"\n") + 1
+        raise InputError("not valid UTF-8", path=path, line=line) from None
     rows = [line.split("\t") for line in text.splitlines()]
     header = rows[0]
     missing = [c for c in POOL_COLUMNS if c not in header]
@@ -171,26 +235,66 @@ def read_pool(path: PathLike) -> pd.DataFrame:
 # --- parsing internals ------------------------------------------------------------------------
 
 
+def _read_run_table(path: PathLike) -> tuple[pa.Table, RunColumns]:
+    table = _parse(path, RUN_FIELDS, {"score": pa.float64()}, _check_run_line)
+    score = table["score"].to_numpy()
+    bad = ~np.isfinite(score)
+    if bad.any():
+        _fail_at_row(path, int(np.argmax(bad)), "score is not a finite number")
+    topic, doc = _encode(table["topic"]), _encode(table["doc"])
+    row = _first_duplicate(topic, doc)
+    if row is not None:
+        _fail_at_row(path, row, f"document listed twice for topic {topic[row]}: {doc[row]}")
+    return table, RunColumns(topic, doc, score)
+
+
+def _qrels_columns(table: pa.Table, path: PathLike) -> QrelsColumns:
+    topic, doc = _encode(table["topic"]), _encode(table["doc"])
+    row = _first_duplicate(topic, doc)
+    if row is not None:
+        _fail_at_row(path, row, f"document judged twice for topic {topic[row]}: {doc[row]}")
+    return QrelsColumns(topic, doc, table["label"].to_numpy().astype(np.int64))
+
+
 def _parse(path: PathLike, fields: tuple[str, ...], types: dict, check_line) -> pa.Table:
-    """Parse whitespace-separated ``fields`` fast; on failure locate the bad line and raise."""
+    """Parse whitespace-separated ``fields`` fast; on failure locate the bad line and raise.
+
+    Files with a single blank or a single tab between fields (the usual cases) are parsed as they
+    are; anything else (mixed or repeated separators, CRs, comments) is normalised first.
+    """
     raw = read_bytes(path)
-    normalised = _normalise(raw)
+    table = None
+    if b"#" not in raw and b"\r" not in raw:
+        if b"\t" not in raw:
+            table = _read_table(raw, fields, types, delimiter=" ")
+        elif b" " not in raw:
+            table = _read_table(raw, fields, types, delimiter="\t")
+    if table is None:
+        table = _read_table(_normalise(raw), fields, types, delimiter=" ")
+    if table is None or table.num_rows == 0:
+        if next(iter(_data_lines(raw)), None) is None:
+            raise InputError("file has no data lines (only blanks and # comments)", path=path)
+        _locate_bad_line(path, raw, len(fields), check_line)
+        raise InputError("cannot parse the file", path=path)
+    return table
+
+
+def _read_table(
+    data: bytes, fields: tuple[str, ...], types: dict, *, delimiter: str
+) -> pa.Table | None:
+    """pyarrow's CSV reader with one ``delimiter`` per field gap; None when the bytes do not fit."""
     column_types = {name: types.get(name, pa.string()) for name in fields}
     try:
-        table = pacsv.read_csv(
-            io.BytesIO(normalised),
+        return pacsv.read_csv(
+            io.BytesIO(data),
             read_options=pacsv.ReadOptions(column_names=list(fields), block_size=1 << 24),
-            parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False,
+            parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False,
                                              ignore_empty_lines=True),
             convert_options=pacsv.ConvertOptions(column_types=column_types,
                                                  strings_can_be_null=False),
         )
-    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-        _locate_bad_line(path, raw, len(fields), check_line)
-        raise InputError(f"cannot parse: {exc}", path=path) from None
-    if table.num_rows == 0:
-        raise InputError("file has no data lines", path=path)
-    return table
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
 
 
 def _normalise(raw: bytes) -> bytes:
@@ -258,15 +362,40 @@ def _fail_at_row(path: PathLike, row: int, message: str) -> None:
     raise InputError(message, path=path)
 
 
-def _refuse_duplicates(path: PathLike, frame: pd.DataFrame, template: str) -> None:
-    topic_codes, _ = pd.factorize(frame["topic"])
-    doc_codes, docs = pd.factorize(frame["doc"])
-    keys = topic_codes.astype(np.int64) * max(len(docs), 1) + doc_codes
-    dup = pd.Series(keys).duplicated().to_numpy()
-    if dup.any():
-        row = int(np.argmax(dup))
-        message = template.format(topic=frame["topic"].iat[row], doc=frame["doc"].iat[row])
-        _fail_at_row(path, row, message)
+def _encode(column: pa.ChunkedArray | pa.Array) -> pa.DictionaryArray:
+    """Dictionary-encode a string column (codes in first-appearance order)."""
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    return pc.dictionary_encode(column)
+
+
+def _first_duplicate(topic: pa.DictionaryArray, doc: pa.DictionaryArray) -> int | None:
+    """Row of the first (topic, doc) pair that repeats an earlier row, or None.
+
+    Sorting int64 pair keys is far cheaper than hashing the strings; the exact row is only
+    looked up when a duplicate exists.
+    """
+    n_docs = max(len(doc.dictionary), 1)
+    keys = topic.indices.to_numpy().astype(np.int64) * n_docs + doc.indices.to_numpy()
+    ordered = np.sort(keys)
+    if not (ordered[1:] == ordered[:-1]).any():
+        return None
+    return int(np.argmax(pd.Series(keys).duplicated().to_numpy()))
+
+
+def _arrow_strings(column: pd.Series) -> pa.Array:
+    """A pandas column of ids as an Arrow string array (numbers become their text)."""
+    if column.isna().any():
+        raise InputError(f"column {column.name!r} has missing values")
+    return pa.array(column.astype(str).to_numpy(dtype=object), type=pa.string())
+
+
+def _require_columns(frame: pd.DataFrame, columns: tuple[str, ...], name: str) -> None:
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise InputError(f"missing column(s) {', '.join(missing)}", path=name)
+    if frame.empty:
+        raise InputError("no rows", path=name)
 
 
 def _strings(column: pa.ChunkedArray) -> pd.Series:

@@ -16,7 +16,10 @@ from pooljudge import __version__
 from pooljudge.errors import InputError, PoolJudgeError
 
 # Command modules, in the order their commands appear in --help.
-COMMAND_MODULES: tuple[str, ...] = ("eval_cmd",)
+COMMAND_MODULES: tuple[str, ...] = ("eval_cmd", "pool_cmd", "campaign_cmd", "judgments_cmd",
+                                      "simulate_cmd", "agree_cmd", "export_cmd", "serve_cmd",
+                                      "demo_cmd", "bias_cmd", "correlate_cmd", "compare_cmd",
+                                      "report_cmd")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -1,0 +1,6 @@
+"""Agreement dashboard (admins)."""
+
+from annotate.ui import admin, agreement_view, session
+
+engine = session.engine()
+agreement_view.render_agreement(engine, admin.pick_campaign(engine, session.user()))

@@ -1,0 +1,234 @@
+"""Disagreements, the adjudication queue, and qrels decided from several annotators' votes.
+
+Input is a judgments frame (``annotator, topic, doc, label`` + optional ``kind`` and
+``created_at``), one row per annotator and pair (latest versions). Rows of kind ``"judgment"``
+are votes; rows of kind ``"adjudication"`` are adjudicators' decisions (the latest one per pair
+counts, by ``created_at`` when present, else by row order).
+
+A pair is a *disagreement* when its votes differ by at least ``min_spread`` grades (positions in
+the scale): any difference on a binary scale, two grades or more on a graded one. Disagreements
+without an adjudication form the adjudication queue.
+
+Qrels policies (:class:`Policy`), applied to label positions in the ascending scale:
+
+- ``majority``: the most frequent label; a tie takes the ``lower`` or ``higher`` of the tied
+  labels, or ``skip``\\s the pair (it is left out of the qrels and says so in the provenance);
+- ``adjudicated``: the latest adjudication, else the majority as above;
+- ``mean``: the mean grade rounded half up, floor(mean + 1/2), computed exactly in integers;
+- ``max`` / ``min``: the highest / lowest label given;
+- ``annotator:NAME``: that annotator's label (pairs they did not judge are left out).
+
+``binarize=T`` then maps a decided label to 1 when it is ≥ T, else 0. Only judged pairs appear.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from annotate.judgment_codes import Coded, code_judgments
+from pooljudge.errors import UsageError
+
+__all__ = [
+    "POLICIES",
+    "TIES",
+    "Policy",
+    "adjudication_queue",
+    "consensus_qrels",
+    "disagreements",
+]
+
+POLICIES = ("majority", "adjudicated", "mean", "max", "min", "annotator:NAME")
+TIES = ("lower", "higher", "skip")
+
+
+@dataclass(frozen=True)
+class Policy:
+    """How one qrels label is decided from a pair's votes (see the module docstring)."""
+
+    name: str = "majority"
+    annotator: str | None = None
+    ties: str = "lower"
+    binarize: int | None = None
+
+    @classmethod
+    def parse(cls, text: str, *, ties: str = "lower", binarize: int | None = None) -> Policy:
+        """``majority``, ``adjudicated``, ``mean``, ``max``, ``min`` or ``annotator:NAME``."""
+        if ties not in TIES:
+            raise UsageError(f"--ties must be one of {', '.join(TIES)}, not {ties!r}")
+        name, _, annotator = text.partition(":")
+        if name == "annotator" and annotator:
+            return cls("annotator", annotator, ties, binarize)
+        if name in POLICIES[:-1] and not annotator:
+            return cls(name, None, ties, binarize)
+        raise UsageError(f"unknown policy {text!r}; choose one of {', '.join(POLICIES)}")
+
+    def __str__(self) -> str:
+        return f"annotator:{self.annotator}" if self.name == "annotator" else self.name
+
+
+def disagreements(judgments: pd.DataFrame, scale: tuple[int, ...] | list[int], *,
+                  min_spread: int | None = None) -> pd.DataFrame:
+    """Pairs with two or more votes spread over at least ``min_spread`` grades.
+
+    ``min_spread`` defaults to 1 on a binary scale (labels differ) and 2 on a graded one. Columns
+    ``topic, doc, votes, n_votes, spread, adjudicator, adjudicated`` (the latest adjudication's
+    author and label, or missing); widest spread first, then by topic and document.
+    """
+    _, items, _ = _votes(judgments, scale)
+    if min_spread is None:
+        min_spread = 1 if len(scale) <= 2 else 2
+    found = items[(items["n_votes"] >= 2) & (items["spread"] >= min_spread)]
+    found = found.merge(_adjudications(judgments, scale), how="left", on=["topic", "doc"])
+    found["adjudicated"] = found["adjudicated"].astype("Int64")
+    found = found.sort_values(["spread", "topic", "doc"], ascending=[False, True, True],
+                              kind="stable", ignore_index=True)
+    return found[["topic", "doc", "votes", "n_votes", "spread", "adjudicator", "adjudicated"]]
+
+
+def adjudication_queue(judgments: pd.DataFrame, scale: tuple[int, ...] | list[int], *,
+                       min_spread: int | None = None) -> pd.DataFrame:
+    """Disagreements no adjudicator has decided yet: ``topic, doc, votes, n_votes, spread``."""
+    found = disagreements(judgments, scale, min_spread=min_spread)
+    waiting = found[found["adjudicated"].isna()].reset_index(drop=True)
+    return waiting[["topic", "doc", "votes", "n_votes", "spread"]]
+
+
+def consensus_qrels(judgments: pd.DataFrame, scale: tuple[int, ...] | list[int],
+                    policy: Policy) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Decide one label per judged pair; return ``(qrels, provenance)``.
+
+    ``qrels``: ``topic, doc, label`` (int64) for decided pairs, by topic then document.
+    ``provenance``: one row per judged pair, ``topic, doc, votes, n_votes, decided`` (the policy's
+    label), ``label`` (after ``binarize``; missing when the pair is left out) and ``rule`` (why).
+    """
+    coded, items, counts = _votes(judgments, scale)
+    values = np.asarray(coded.scale)
+    if policy.name == "adjudicated":
+        items, pos, rule = _adjudicated(items, counts, _adjudications(judgments, scale), values,
+                                        policy.ties)
+    elif policy.name == "annotator":
+        pos, rule = _one_annotator(coded, len(items), policy.annotator or "")
+    else:
+        pos, rule = _DECIDERS[policy.name](counts, policy.ties)
+    decided = pd.array(np.where(pos >= 0, values[np.maximum(pos, 0)], 0), dtype="Int64")
+    decided[pos < 0] = pd.NA
+    label = decided
+    if policy.binarize is not None:
+        label = (decided >= policy.binarize).astype("Int64")
+        rule = np.where(pos >= 0, rule + f"; binarized: >= {policy.binarize} -> 1", rule)
+    provenance = items[["topic", "doc", "votes", "n_votes"]].assign(
+        decided=decided, label=label, rule=rule)
+    provenance = provenance.sort_values(["topic", "doc"], kind="stable", ignore_index=True)
+    kept = provenance[provenance["label"].notna()]
+    qrels = pd.DataFrame({"topic": kept["topic"].to_numpy(), "doc": kept["doc"].to_numpy(),
+                          "label": kept["label"].to_numpy(dtype=np.int64)})
+    return qrels, provenance
+
+
+def _votes(judgments: pd.DataFrame,
+           scale: tuple[int, ...] | list[int]) -> tuple[Coded, pd.DataFrame, np.ndarray]:
+    """Coded votes, one row per voted pair (``topic, doc, votes, n_votes, spread``), and the
+    pairs × scale vote counts. ``votes`` reads ``alice=1 bob=0`` (annotators by name)."""
+    coded = code_judgments(judgments, scale, kind="judgment")
+    counts = coded.value_counts
+    present = counts > 0
+    low = np.argmax(present, axis=1)
+    high = counts.shape[1] - 1 - np.argmax(present[:, ::-1], axis=1)
+    order = np.lexsort((coded.ann, coded.item))  # annotator codes follow name order
+    width = len(coded.scale)
+    texts = [f"{name}={label}" for name in coded.annotators for label in coded.scale]
+    pieces = pa.DictionaryArray.from_arrays(
+        pa.array(coded.ann[order] * width + coded.pos[order]), pa.array(texts, pa.string()))
+    offsets = np.r_[0, np.cumsum(counts.sum(axis=1))].astype(np.int64)
+    votes = pc.binary_join(
+        pa.LargeListArray.from_arrays(pa.array(offsets), pieces.dictionary_decode()), " ")
+    items = pd.DataFrame({"topic": coded.topics[coded.item_topic].astype(str),
+                          "doc": coded.item_doc.astype(str),
+                          "votes": votes.to_numpy(zero_copy_only=False),
+                          "n_votes": counts.sum(axis=1), "spread": high - low})
+    return coded, items, counts
+
+
+def _adjudications(judgments: pd.DataFrame, scale: tuple[int, ...] | list[int]) -> pd.DataFrame:
+    """The latest adjudication per pair: ``topic, doc, adjudicator, adjudicated`` (its label)."""
+    columns = ["topic", "doc", "adjudicator", "adjudicated"]
+    if "kind" not in judgments.columns:
+        return pd.DataFrame(columns=columns)
+    rows = judgments[judgments["kind"] == "adjudication"]
+    if "created_at" in rows.columns:
+        rows = rows.sort_values("created_at", kind="stable")
+    rows = rows.drop_duplicates(["topic", "doc"], keep="last")
+    code_judgments(rows, scale, kind="adjudication")  # validates the labels against the scale
+    return pd.DataFrame({"topic": rows["topic"].astype(str).to_numpy(),
+                         "doc": rows["doc"].astype(str).to_numpy(),
+                         "adjudicator": rows["annotator"].astype(str).to_numpy(),
+                         "adjudicated": rows["label"].to_numpy(dtype=np.int64)}, columns=columns)
+
+
+def _majority(counts: np.ndarray, ties: str) -> tuple[np.ndarray, np.ndarray]:
+    """The most frequent grade; ties broken to the lower/higher grade, or skipped (-1)."""
+    tied = (counts == counts.max(axis=1, initial=0)[:, None]) & (counts > 0)
+    tie = tied.sum(axis=1) > 1
+    lower = np.argmax(tied, axis=1)
+    higher = counts.shape[1] - 1 - np.argmax(tied[:, ::-1], axis=1)
+    pos = {"lower": lower, "higher": higher, "skip": np.where(tie, -1, lower)}[ties]
+    outcome = {"lower": "lower label", "higher": "higher label", "skip": "skipped"}[ties]
+    return pos, np.where(tie, f"majority tie, {outcome}", "majority").astype(object)
+
+
+def _mean(counts: np.ndarray, ties: str) -> tuple[np.ndarray, np.ndarray]:
+    """The mean grade rounded half up: floor((2·Σ grades + n) / 2n), exact in integers."""
+    n = counts.sum(axis=1)
+    total = counts @ np.arange(counts.shape[1])
+    pos = (2 * total + n) // np.maximum(2 * n, 1)
+    means, index = np.unique(total / np.maximum(n, 1), return_inverse=True)
+    texts = np.array([f"mean grade {m:.4g}, rounded half up" for m in means], dtype=object)
+    return pos, texts[index]
+
+
+def _extreme(highest: bool):
+    def decide(counts: np.ndarray, ties: str) -> tuple[np.ndarray, np.ndarray]:
+        present = counts[:, ::-1] if highest else counts
+        pos = np.argmax(present > 0, axis=1)
+        pos = counts.shape[1] - 1 - pos if highest else pos
+        return pos, np.full(len(counts), "max" if highest else "min", dtype=object)
+    return decide
+
+
+_DECIDERS = {"majority": _majority, "mean": _mean, "max": _extreme(True), "min": _extreme(False)}
+
+
+def _one_annotator(coded: Coded, n_items: int, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """The named annotator's grade on the pairs they judged, -1 (left out) elsewhere."""
+    matches = np.flatnonzero(coded.annotators == name)
+    if len(matches) == 0:
+        raise UsageError(f"--policy annotator:{name}: no judgments by an annotator named {name!r}")
+    pos = np.full(n_items, -1, dtype=np.int64)
+    mine = coded.ann == matches[0]
+    pos[coded.item[mine]] = coded.pos[mine]
+    return pos, np.where(pos >= 0, f"annotator:{name}", f"not judged by {name}").astype(object)
+
+
+def _adjudicated(items: pd.DataFrame, counts: np.ndarray, adjudications: pd.DataFrame,
+                 values: np.ndarray, ties: str) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+    """The adjudicator's grade where a pair was adjudicated, else the majority's.
+
+    A pair adjudicated without votes is included (it was judged, by the adjudicator).
+    """
+    keys = pd.MultiIndex.from_arrays([items["topic"], items["doc"]])
+    where = keys.get_indexer(pd.MultiIndex.from_arrays([adjudications["topic"],
+                                                        adjudications["doc"]]))
+    extra = adjudications.loc[where < 0, ["topic", "doc"]].assign(votes="", n_votes=0, spread=0)
+    items = pd.concat([items, extra], ignore_index=True)
+    where = np.where(where < 0, len(keys) + np.cumsum(where < 0) - 1, where)
+    counts = np.vstack([counts, np.zeros((len(extra), counts.shape[1]), dtype=counts.dtype)])
+    pos, rule = _majority(counts, ties)
+    rule = "no adjudication; " + rule
+    pos[where] = np.searchsorted(values, adjudications["adjudicated"].to_numpy(dtype=np.int64))
+    rule[where] = ("adjudicated by " + adjudications["adjudicator"]).to_numpy(dtype=object)
+    return items, pos, rule

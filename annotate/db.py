@@ -1,0 +1,174 @@
+"""Engines and sessions: SQLite pragmas, explicit SQLite transactions, Alembic upgrade on open.
+
+SQLite transactions are begun by us, not by the driver: ``BEGIN IMMEDIATE`` by default, so a
+writing transaction holds the write lock from its first statement and two writers queue on
+``busy_timeout`` instead of failing to upgrade a read lock (WAL's ``SQLITE_BUSY_SNAPSHOT``).
+Read-only sessions (``session_scope(engine, readonly=True)``) use a deferred ``BEGIN`` and never
+block writers. Writing sessions on a SQLite file also queue on an exclusive ``flock`` of
+``<database>.lock`` (POSIX): the kernel wakes the next writer as soon as the lock is released,
+where SQLite's own busy handler would sleep in steps of up to 100 ms (a long latency tail with
+several processes). PostgreSQL runs at READ COMMITTED; the claim query locks rows with
+``FOR UPDATE SKIP LOCKED``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from alembic.util.exc import CommandError
+from sqlalchemy.pool import StaticPool
+from sqlmodel import Session
+
+from pooljudge.errors import PoolJudgeError
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: SQLite's busy_timeout alone queues the writers
+    fcntl = None
+
+__all__ = ["DEFAULT_URL", "database_url", "migration_config", "open_engine", "session_scope"]
+
+DEFAULT_URL = "sqlite:///pooljudge.db"
+MIGRATIONS = Path(__file__).with_name("migrations")
+BUSY_TIMEOUT_MS = 30_000
+_BEGIN_OPTION = "pooljudge_sqlite_begin"
+_MIGRATION_LOCK_KEY = 0x706F6F6C  # pg_advisory_xact_lock key: serialises concurrent upgrades
+
+
+def database_url(url: str | None = None) -> str:
+    """``url``, else ``$POOLJUDGE_DB``, else :data:`DEFAULT_URL`."""
+    return url or os.environ.get("POOLJUDGE_DB") or DEFAULT_URL
+
+
+def migration_config() -> Config:
+    """An Alembic configuration pointing at the migrations shipped inside the package."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    return config
+
+
+def open_engine(url: str | None = None, *, upgrade: bool = True) -> sa.Engine:
+    """An engine for ``url`` (see :func:`database_url`), upgraded to the newest schema.
+
+    An older database is migrated in place (``alembic upgrade head``); it is never dropped or
+    recreated. A database newer than this pooljudge raises PoolJudgeError.
+    """
+    url = database_url(url)
+    try:
+        parsed = sa.make_url(url)
+    except sa.exc.ArgumentError:
+        raise PoolJudgeError(f"not a database URL: {url!r}") from None
+    if parsed.get_backend_name() == "sqlite":
+        engine = _sqlite_engine(parsed)
+    else:
+        engine = sa.create_engine(parsed, pool_recycle=3600)
+    if upgrade:
+        _upgrade(engine)
+    return engine
+
+
+@contextlib.contextmanager
+def session_scope(engine: sa.Engine, *, readonly: bool = False) -> Iterator[Session]:
+    """A session that commits on success and rolls back on any exception.
+
+    ``readonly`` sessions on SQLite begin a deferred transaction (no write lock).
+    """
+    bind = engine.execution_options(**{_BEGIN_OPTION: "DEFERRED"}) if readonly else engine
+    lock = None if readonly else _writer_lock_path(engine)
+    with _exclusive(lock):
+        session = Session(bind=bind, expire_on_commit=False)
+        try:
+            yield session
+            session.commit()
+        except BaseException:
+            session.rollback()
+            raise
+        finally:
+            session.close()
+
+
+def _writer_lock_path(engine: sa.Engine) -> str | None:
+    """``<database>.lock`` for a SQLite file on a POSIX system, else None."""
+    if engine.dialect.name != "sqlite" or fcntl is None:
+        return None
+    database = engine.url.database
+    if database in (None, "", ":memory:"):
+        return None
+    return f"{Path(database).expanduser()}.lock"
+
+
+@contextlib.contextmanager
+def _exclusive(path: str | None) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``path`` (no-op for None); released even on error."""
+    if path is None:
+        yield
+        return
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+def _sqlite_engine(url: sa.URL) -> sa.Engine:
+    memory = url.database in (None, "", ":memory:")
+    if not memory:
+        folder = Path(url.database).expanduser().resolve().parent
+        if not folder.is_dir():
+            raise PoolJudgeError(f"cannot open {url.database}: folder {folder} does not exist")
+    kwargs: dict = {"connect_args": {"timeout": BUSY_TIMEOUT_MS / 1000}}
+    if memory:
+        kwargs.update(poolclass=StaticPool, connect_args={"check_same_thread": False})
+    engine = sa.create_engine(url, **kwargs)
+
+    @sa.event.listens_for(engine, "connect")
+    def _configure(dbapi_connection, _record) -> None:
+        dbapi_connection.isolation_level = None  # we issue BEGIN ourselves (see "begin")
+        cursor = dbapi_connection.cursor()
+        if not memory:
+            cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()
+
+    @sa.event.listens_for(engine, "begin")
+    def _begin(connection: sa.Connection) -> None:
+        mode = connection.get_execution_options().get(_BEGIN_OPTION, "IMMEDIATE")
+        connection.exec_driver_sql(f"BEGIN {mode}")
+
+    return engine
+
+
+def _upgrade(engine: sa.Engine) -> None:
+    """Run ``alembic upgrade head`` unless the database is already there."""
+    config = migration_config()
+    script = ScriptDirectory.from_config(config)
+    head = script.get_current_head()
+    with engine.execution_options(**{_BEGIN_OPTION: "DEFERRED"}).connect() as connection:
+        current = MigrationContext.configure(connection).get_current_revision()
+    if current == head:
+        return
+    if current is not None and current not in {rev.revision for rev in script.walk_revisions()}:
+        raise PoolJudgeError(
+            f"the database schema ({current}) is newer than this pooljudge ({head}); "
+            "upgrade pooljudge"
+        )
+    with engine.begin() as connection:
+        if engine.dialect.name == "postgresql":
+            connection.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"),
+                               {"key": _MIGRATION_LOCK_KEY})
+        config.attributes["connection"] = connection
+        try:
+            command.upgrade(config, "head")
+        except CommandError as exc:
+            raise PoolJudgeError(f"cannot upgrade the database: {exc}") from None

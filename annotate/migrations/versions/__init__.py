@@ -1,0 +1,1 @@
+"""Schema revisions, oldest first: 0001 initial tables, 0002 queue counters."""

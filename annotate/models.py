@@ -1,0 +1,199 @@
+"""SQLModel tables of the judgment store. They stay inside :mod:`annotate` (callers get records).
+
+The schema is owned by the Alembic migrations in ``annotate/migrations``; these classes must
+describe the schema at ``head`` (a test compares them with a migrated database).
+
+Queue counters (revision 0002): ``pair.open_slots`` is the overlap K minus the participants who
+judged the pair minus the live claims on it, never below 0; ``pair.judged`` counts the distinct
+participants who judged it. ``topic.open_slots`` is K minus the annotators holding the topic
+(assignment by topic). The claim query reads only these counters and partial indexes
+``WHERE open_slots > 0``, so it never aggregates judgments.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import CheckConstraint, Column, DateTime, Index, Text, UniqueConstraint, text
+from sqlmodel import Field, SQLModel
+
+__all__ = [
+    "Annotator",
+    "Campaign",
+    "Claim",
+    "Document",
+    "Judgment",
+    "Pair",
+    "Skip",
+    "Topic",
+    "TopicAssignment",
+]
+
+_OPEN = text("open_slots > 0")
+
+
+def _time(*, index: bool = False):
+    """A naive-UTC timestamp column (the store keeps every time as naive UTC)."""
+    return Field(sa_column=Column(DateTime(), nullable=False, index=index))
+
+
+class Campaign(SQLModel, table=True):
+    """A judging campaign: its label scale (JSON), overlap K, judging order and assignment mode."""
+
+    __tablename__ = "campaign"
+    __table_args__ = (
+        CheckConstraint("overlap >= 1", name="ck_campaign_overlap"),
+        CheckConstraint("assign_mode IN ('pair', 'topic')", name="ck_campaign_assign_mode"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(unique=True)
+    scale: str = Field(sa_column=Column(Text, nullable=False))
+    overlap: int
+    judging_order: str
+    assign_mode: str
+    guidelines: str = Field(sa_column=Column(Text, nullable=False))
+    show_others_labels: bool
+    created_at: datetime = _time()
+
+
+class Topic(SQLModel, table=True):
+    """A topic (information need) of one campaign; ``key`` is its id in the files."""
+
+    __tablename__ = "topic"
+    __table_args__ = (
+        UniqueConstraint("campaign_id", "key", name="uq_topic_campaign_key"),
+        Index("ix_topic_queue_open", "campaign_id", "queue_pos",
+              postgresql_where=_OPEN, sqlite_where=_OPEN),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    campaign_id: int = Field(foreign_key="campaign.id")
+    key: str
+    title: str = Field(sa_column=Column(Text, nullable=False))
+    description: str = Field(sa_column=Column(Text, nullable=False))
+    narrative: str = Field(sa_column=Column(Text, nullable=False))
+    queue_pos: int
+    open_slots: int
+
+
+class Document(SQLModel, table=True):
+    """A document of one campaign; ``key`` is its id in the files."""
+
+    __tablename__ = "document"
+    __table_args__ = (UniqueConstraint("campaign_id", "key", name="uq_document_campaign_key"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    campaign_id: int = Field(foreign_key="campaign.id")
+    key: str
+    title: str = Field(sa_column=Column(Text, nullable=False))
+    text: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class Pair(SQLModel, table=True):
+    """A pooled (topic, document) pair; ``queue_pos`` is its place in the campaign's queue."""
+
+    __tablename__ = "pair"
+    __table_args__ = (
+        UniqueConstraint("campaign_id", "topic_id", "document_id", name="uq_pair_topic_document"),
+        Index("ix_pair_queue_open", "campaign_id", "queue_pos",
+              postgresql_where=_OPEN, sqlite_where=_OPEN),
+        Index("ix_pair_topic_queue_open", "topic_id", "queue_pos",
+              postgresql_where=_OPEN, sqlite_where=_OPEN),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    campaign_id: int = Field(foreign_key="campaign.id")
+    topic_id: int = Field(foreign_key="topic.id")
+    document_id: int = Field(foreign_key="document.id")
+    pool_order: int
+    best_rank: int
+    runs: str = Field(sa_column=Column(Text, nullable=False))
+    queue_pos: int
+    open_slots: int
+    judged: int
+
+
+class Annotator(SQLModel, table=True):
+    """A person (or a named source of labels) in one campaign.
+
+    ``human`` is true for participants in the judging queue (people, and the simulated
+    annotators of ``pooljudge simulate``); imported label sources such as ``qrels`` or ``llm``
+    are not, and never count towards the overlap. A removed annotator is kept, inactive, so its
+    judgments keep their author.
+    """
+
+    __tablename__ = "annotator"
+    __table_args__ = (
+        UniqueConstraint("campaign_id", "name", name="uq_annotator_campaign_name"),
+        CheckConstraint("role IN ('annotator', 'adjudicator', 'admin')", name="ck_annotator_role"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    campaign_id: int = Field(foreign_key="campaign.id")
+    name: str
+    role: str
+    human: bool
+    active: bool
+    token_hash: str | None = Field(default=None, unique=True)
+    shown: int
+    created_at: datetime = _time()
+
+
+class Claim(SQLModel, table=True):
+    """A pair handed to an annotator until ``expires_at``; at most one per annotator."""
+
+    __tablename__ = "claim"
+
+    id: int | None = Field(default=None, primary_key=True)
+    pair_id: int = Field(foreign_key="pair.id")
+    annotator_id: int = Field(foreign_key="annotator.id", unique=True)
+    claimed_at: datetime = _time()
+    expires_at: datetime = _time(index=True)
+    position: int
+
+
+class Skip(SQLModel, table=True):
+    """A pair an annotator put aside: offered to them again only after every other pair."""
+
+    __tablename__ = "skip"
+
+    annotator_id: int = Field(foreign_key="annotator.id", primary_key=True)
+    pair_id: int = Field(foreign_key="pair.id", primary_key=True)
+    skipped_at: datetime = _time()
+
+
+class TopicAssignment(SQLModel, table=True):
+    """Assignment by topic: the annotators who hold a topic (at most the overlap K of them)."""
+
+    __tablename__ = "topic_assignment"
+
+    topic_id: int = Field(foreign_key="topic.id", primary_key=True)
+    annotator_id: int = Field(foreign_key="annotator.id", primary_key=True)
+    started_at: datetime = _time()
+
+
+class Judgment(SQLModel, table=True):
+    """One label, append-only: a change is a new ``version``; nothing is updated or deleted."""
+
+    __tablename__ = "judgment"
+    __table_args__ = (
+        UniqueConstraint("pair_id", "annotator_id", "kind", "version",
+                         name="uq_judgment_pair_annotator_kind_version"),
+        CheckConstraint("kind IN ('judgment', 'adjudication')", name="ck_judgment_kind"),
+        CheckConstraint("source IN ('human', 'import', 'automatic')", name="ck_judgment_source"),
+        CheckConstraint("version >= 1", name="ck_judgment_version"),
+        Index("ix_judgment_annotator_created", "annotator_id", "created_at"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    pair_id: int = Field(foreign_key="pair.id")
+    annotator_id: int = Field(foreign_key="annotator.id")
+    kind: str
+    version: int
+    label: int
+    source: str
+    created_at: datetime = _time()
+    seconds: float | None = None
+    position: int | None = None
+    comment: str | None = Field(default=None, sa_column=Column(Text, nullable=True))

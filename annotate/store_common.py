@@ -1,0 +1,95 @@
+"""Helpers shared by the store modules: clock, row look-ups, row-to-record conversion."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import sqlalchemy as sa
+from sqlmodel import Session
+
+from annotate.models import Annotator, Campaign, Claim, Document, Judgment, Pair, Topic
+from annotate.records import CampaignInfo, JudgmentRecord, LabelScale, PairView
+from pooljudge.errors import InputError
+
+__all__ = [
+    "ZERO",
+    "annotator_row",
+    "campaign_info",
+    "campaign_row",
+    "claim_of",
+    "judgment_record",
+    "load_pair_view",
+    "utcnow",
+]
+
+# A literal 0 (not a bound parameter), so ``open_slots > ZERO`` matches the partial indexes'
+# ``WHERE open_slots > 0`` even under prepared statements and generic plans.
+ZERO = sa.literal_column("0")
+
+
+def utcnow() -> datetime:
+    """The current time in UTC, naive (the store keeps every time as naive UTC)."""
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def campaign_row(session: Session, name: str) -> Campaign:
+    """The campaign called ``name``; InputError when there is none."""
+    row = session.execute(sa.select(Campaign).where(Campaign.name == name)).scalar_one_or_none()
+    if row is None:
+        raise InputError(f"no campaign named {name!r}")
+    return row
+
+
+def campaign_info(row: Campaign) -> CampaignInfo:
+    """The record of a campaign row."""
+    return CampaignInfo(
+        id=row.id, name=row.name, scale=LabelScale.from_data(json.loads(row.scale)),
+        overlap=row.overlap, order=row.judging_order, assign_mode=row.assign_mode,
+        guidelines=row.guidelines, show_others_labels=row.show_others_labels,
+    )
+
+
+def annotator_row(session: Session, annotator_id: int, *, participant: bool = False) -> Annotator:
+    """The active annotator ``annotator_id``; InputError when unknown or removed.
+
+    ``participant`` also requires a member of the judging queue (not an imported label source).
+    """
+    row = session.get(Annotator, annotator_id)
+    if row is None or not row.active:
+        raise InputError(f"no active annotator with id {annotator_id}")
+    if participant and not row.human:
+        raise InputError(f"annotator {row.name!r} is an imported label source, not a judge")
+    return row
+
+
+def judgment_record(row: Judgment) -> JudgmentRecord:
+    """The record of a judgment row."""
+    return JudgmentRecord(
+        id=row.id, pair_id=row.pair_id, annotator_id=row.annotator_id, version=row.version,
+        label=row.label, kind=row.kind, source=row.source, created_at=row.created_at,
+        seconds=row.seconds, position=row.position, comment=row.comment,
+    )
+
+
+def load_pair_view(session: Session, pair_id: int, position: int | None) -> PairView:
+    """The annotator-facing view of pair ``pair_id`` (topic and document text only)."""
+    row = session.execute(
+        sa.select(Topic.key, Topic.title, Topic.description, Topic.narrative,
+                  Document.key, Document.title, Document.text)
+        .select_from(Pair)
+        .join(Topic, Topic.id == Pair.topic_id)
+        .join(Document, Document.id == Pair.document_id)
+        .where(Pair.id == pair_id)
+    ).one_or_none()
+    if row is None:
+        raise InputError(f"no pair with id {pair_id}")
+    return PairView(pair_id, row[0], row[1], row[2], row[3], row[4], row[5], row[6], position)
+
+
+def claim_of(session: Session, annotator_id: int) -> Claim | None:
+    """The annotator's live claim, if any (at most one)."""
+    return session.execute(
+        sa.select(Claim).where(Claim.annotator_id == annotator_id)
+    ).scalar_one_or_none()
+

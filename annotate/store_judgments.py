@@ -1,0 +1,203 @@
+"""Judgments: append a version, an annotator's history, progress, and frames for analysis."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pandas as pd
+import sqlalchemy as sa
+from sqlmodel import Session
+
+from annotate.models import Annotator, Campaign, Claim, Document, Judgment, Pair, Topic
+from annotate.records import JUDGMENT_KINDS, JUDGMENT_SOURCES, JudgmentRecord, LabelScale, PairView
+from annotate.store_common import (
+    ZERO,
+    campaign_row,
+    judgment_record,
+    load_pair_view,
+    utcnow,
+)
+from pooljudge.errors import InputError
+
+__all__ = [
+    "DuplicateWrite",
+    "history",
+    "judgment_times",
+    "judgments_frame",
+    "pair_view",
+    "record_judgment",
+]
+
+FRAME_COLUMNS = ("annotator", "topic", "doc", "label", "version", "kind", "source", "created_at",
+                 "seconds", "position", "comment")
+
+
+class DuplicateWrite(InputError):
+    """The judgment was already written (a double submit); nothing new was stored."""
+
+
+def record_judgment(
+    session: Session, *, annotator_id: int, pair_id: int, label: int,
+    seconds: float | None = None, position: int | None = None, comment: str | None = None,
+    source: str = "human", kind: str = "judgment", expected_version: int | None = None,
+) -> JudgmentRecord:
+    """Append a judgment: version = previous version of (pair, annotator, kind) + 1.
+
+    Releases the annotator's claim on the pair. A participant's first judgment of a pair
+    without a live claim (its lease ended) takes an open slot, and fails with InputError when
+    the pair has meanwhile got its K annotators. ``expected_version`` (1 for a first judgment,
+    n + 1 to change version n) turns a repeated submit into DuplicateWrite instead of a new
+    version. InputError for a label outside the scale, an unknown pair, a bad kind or source,
+    or an adjudication by someone who is not an adjudicator or admin.
+    """
+    me = _context(session, annotator_id, pair_id, kind)
+    _check_values(me, label=label, kind=kind, source=source, seconds=seconds)
+    version = 1 if me.previous is None else me.previous + 1
+    if expected_version is not None and version != expected_version:
+        raise DuplicateWrite(f"version {version - 1} of this judgment already exists")
+    claimed = session.execute(
+        sa.delete(Claim).where(Claim.annotator_id == annotator_id, Claim.pair_id == pair_id)
+        .returning(Claim.position)
+    ).first()
+    if kind == "judgment" and me.human and me.previous is None:
+        _count_first_judgment(session, pair_id, claimed=claimed is not None)
+    if position is None:
+        position = claimed[0] if claimed is not None else me.previous_position
+    row = Judgment(pair_id=pair_id, annotator_id=annotator_id, kind=kind, version=version,
+                   label=int(label), source=source, created_at=utcnow(), seconds=seconds,
+                   position=position, comment=comment or None)
+    session.add(row)
+    try:
+        session.flush()
+    except sa.exc.IntegrityError:
+        raise DuplicateWrite("this judgment was written concurrently; nothing stored") from None
+    return judgment_record(row)
+
+
+def history(session: Session, *, annotator_id: int, limit: int = 20
+            ) -> list[tuple[PairView, JudgmentRecord]]:
+    """The annotator's latest judgment of each pair (kind judgment), newest first."""
+    newer = sa.exists().where(
+        Judgment.pair_id == _latest.pair_id, Judgment.annotator_id == _latest.annotator_id,
+        Judgment.kind == _latest.kind, Judgment.version > _latest.version)
+    rows = session.execute(
+        sa.select(_latest).where(_latest.annotator_id == annotator_id,
+                                 _latest.kind == "judgment", ~newer)
+        .order_by(_latest.created_at.desc(), _latest.id.desc()).limit(limit)
+    ).scalars().all()
+    return [(load_pair_view(session, r.pair_id, r.position), judgment_record(r)) for r in rows]
+
+
+def pair_view(session: Session, *, annotator_id: int, pair_id: int) -> PairView:
+    """The view of a pair the annotator holds a claim on or has judged; InputError otherwise."""
+    claim = session.execute(sa.select(Claim.position).where(
+        Claim.annotator_id == annotator_id, Claim.pair_id == pair_id)).first()
+    if claim is not None:
+        return load_pair_view(session, pair_id, claim[0])
+    judged = session.execute(
+        sa.select(Judgment.position).where(Judgment.annotator_id == annotator_id,
+                                           Judgment.pair_id == pair_id)
+        .order_by(Judgment.id.desc()).limit(1)
+    ).first()
+    if judged is None:
+        raise InputError(f"pair {pair_id} is neither claimed nor judged by annotator "
+                         f"{annotator_id}")
+    return load_pair_view(session, pair_id, judged[0])
+
+
+def judgments_frame(session: Session, *, campaign: str, latest_only: bool = True,
+                    kind: str | None = None) -> pd.DataFrame:
+    """Every judgment of the campaign (or only the latest version per pair, annotator, kind).
+
+    Columns: annotator, topic, doc, label, version, kind, source, created_at, seconds,
+    position, comment; rows in the order they were written.
+    """
+    row = campaign_row(session, campaign)
+    query = (
+        sa.select(Annotator.name, Topic.key, Document.key, _latest.label, _latest.version,
+                  _latest.kind, _latest.source, _latest.created_at, _latest.seconds,
+                  _latest.position, _latest.comment)
+        .join(Pair, Pair.id == _latest.pair_id).join(Topic, Topic.id == Pair.topic_id)
+        .join(Document, Document.id == Pair.document_id)
+        .join(Annotator, Annotator.id == _latest.annotator_id)
+        .where(Pair.campaign_id == row.id).order_by(_latest.id)
+    )
+    if kind is not None:
+        query = query.where(_latest.kind == kind)
+    if latest_only:
+        query = query.where(~sa.exists().where(
+            Judgment.pair_id == _latest.pair_id, Judgment.annotator_id == _latest.annotator_id,
+            Judgment.kind == _latest.kind, Judgment.version > _latest.version))
+    frame = pd.DataFrame(session.execute(query).all(), columns=list(FRAME_COLUMNS))
+    return frame.astype({"label": "int64", "version": "int64", "seconds": "float64"})
+
+
+def judgment_times(session: Session, *, campaign: str) -> pd.DataFrame:
+    """Columns annotator, created_at, seconds of every judgment row (kind judgment), by time."""
+    row = campaign_row(session, campaign)
+    rows = session.execute(
+        sa.select(Annotator.name, Judgment.created_at, Judgment.seconds)
+        .join(Pair, Pair.id == Judgment.pair_id).join(Annotator, Annotator.id ==
+                                                      Judgment.annotator_id)
+        .where(Pair.campaign_id == row.id, Judgment.kind == "judgment")
+        .order_by(Judgment.created_at)
+    ).all()
+    return pd.DataFrame(rows, columns=["annotator", "created_at", "seconds"]).astype(
+        {"seconds": "float64"})
+
+
+_latest = sa.orm.aliased(Judgment, name="j")
+
+
+def _context(session: Session, annotator_id: int, pair_id: int, kind: str) -> sa.Row:
+    """In one query: the annotator, the campaign's scale, whether the pair is in that campaign,
+    and the annotator's latest version (and its position) of this pair and kind."""
+    latest = (sa.select(Judgment.version, Judgment.position)
+              .where(Judgment.pair_id == pair_id, Judgment.annotator_id == annotator_id,
+                     Judgment.kind == kind).order_by(Judgment.version.desc()).limit(1))
+    row = session.execute(
+        sa.select(Annotator.name, Annotator.role, Annotator.human, Annotator.active,
+                  Campaign.scale, Pair.id.label("pair"),
+                  latest.with_only_columns(Judgment.version).scalar_subquery().label("previous"),
+                  latest.with_only_columns(Judgment.position).scalar_subquery()
+                  .label("previous_position"))
+        .join(Campaign, Campaign.id == Annotator.campaign_id)
+        .outerjoin(Pair, sa.and_(Pair.id == pair_id, Pair.campaign_id == Annotator.campaign_id))
+        .where(Annotator.id == annotator_id)
+    ).first()
+    if row is None or not row.active:
+        raise InputError(f"no active annotator with id {annotator_id}")
+    if row.pair is None:
+        raise InputError(f"pair {pair_id} is not in annotator {row.name!r}'s campaign")
+    return row
+
+
+def _check_values(me: sa.Row, *, label: int, kind: str, source: str,
+                  seconds: float | None) -> None:
+    if kind not in JUDGMENT_KINDS:
+        raise InputError(f"unknown judgment kind {kind!r}")
+    if source not in JUDGMENT_SOURCES:
+        raise InputError(f"unknown judgment source {source!r}")
+    if kind == "adjudication" and me.role not in ("adjudicator", "admin"):
+        raise InputError(f"annotator {me.name!r} is not an adjudicator")
+    if seconds is not None and not (math.isfinite(seconds) and seconds >= 0):
+        raise InputError(f"seconds must be a finite number >= 0, got {seconds!r}")
+    values = LabelScale.from_data(json.loads(me.scale)).values
+    if isinstance(label, bool) or label not in values:
+        raise InputError(f"label {label!r} is not on the scale {list(values)}")
+
+
+def _count_first_judgment(session: Session, pair_id: int, *, claimed: bool) -> None:
+    """Count a participant's first judgment of ``pair`` towards the overlap."""
+    if claimed:
+        session.execute(sa.update(Pair).where(Pair.id == pair_id)
+                        .values(judged=Pair.judged + 1))
+        return
+    taken = session.execute(
+        sa.update(Pair).where(Pair.id == pair_id, Pair.open_slots > ZERO)
+        .values(judged=Pair.judged + 1, open_slots=Pair.open_slots - 1)
+    ).rowcount
+    if taken == 0:
+        raise InputError("this pair has meanwhile been judged by enough annotators (the claim "
+                         "expired); nothing stored")

@@ -1,0 +1,1 @@
+"""Controllers and view helpers of the Streamlit app; pages in ``annotate/pages`` call these."""

@@ -1,0 +1,115 @@
+"""Admin pages: which campaign, its overview (progress, pace, time left) and the export.
+
+Rates use the store's judgment times: judgments per hour over the last 24 hours (by hour, for
+the chart) and the pace of the last hour of activity for the estimate of time left:
+``time left = judgments still needed / judgments per hour``, unknown without recent activity.
+"""
+
+from __future__ import annotations
+
+import io
+import tempfile
+from datetime import timedelta
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+from sqlalchemy import Engine
+
+from annotate import store
+from annotate.consensus import POLICIES, Policy, consensus_qrels
+from annotate.db import session_scope
+from annotate.records import AnnotatorInfo, CampaignInfo
+from annotate.ui import keys
+from pooljudge.trec import write_qrels
+
+__all__ = ["hourly_rates", "pick_campaign", "render_export", "render_overview"]
+
+
+def pick_campaign(engine: Engine, user: AnnotatorInfo) -> CampaignInfo:
+    """A campaign selector in the sidebar (the admin's own campaign first)."""
+    with session_scope(engine, readonly=True) as session:
+        campaigns = store.list_campaigns(session)
+    names = [c.name for c in campaigns]
+    default = names.index(user.campaign_name) if user.campaign_name in names else 0
+    name = st.sidebar.selectbox("Campaign", names, index=default, key=keys.CAMPAIGN_PICKER)
+    return campaigns[names.index(name)]
+
+
+def hourly_rates(times: pd.DataFrame, now: pd.Timestamp, hours: int = 24) -> pd.DataFrame:
+    """Judgments per hour and annotator over the last ``hours`` hours: columns hour, annotator,
+    judgments (hours without judgments are absent)."""
+    if times.empty:
+        return pd.DataFrame(columns=["hour", "annotator", "judgments"])
+    created = pd.to_datetime(times["created_at"])
+    recent = times.loc[created >= now - timedelta(hours=hours)].assign(
+        hour=created.dt.floor("h"))
+    return (recent.groupby(["hour", "annotator"]).size().rename("judgments").reset_index())
+
+
+def render_overview(engine: Engine, campaign: CampaignInfo) -> None:
+    with session_scope(engine, readonly=True) as session:
+        topics = store.progress(session, campaign=campaign.name)
+        people = store.annotator_progress(session, campaign=campaign.name)
+        times = store.judgment_times(session, campaign=campaign.name)
+    needed, done = int(topics["judgments_needed"].sum()), int(topics["judgments_done"].sum())
+    now = pd.Timestamp(pd.to_datetime(times["created_at"]).max()) if len(times) else None
+    last_hour = 0 if now is None else int((pd.to_datetime(times["created_at"]) >=
+                                           now - timedelta(hours=1)).sum())
+    left = (needed - done) / last_hour if last_hour else None
+    a, b, c, d = st.columns(4)
+    a.metric("Judgments done", f"{done} / {needed}")
+    b.metric("Complete", f"{done / needed:.0%}" if needed else "–")
+    c.metric("Judgments in the last active hour", last_hour)
+    d.metric("Time left at that pace", "unknown" if left is None else f"{left:.1f} h")
+    st.subheader("By topic")
+    st.dataframe(topics.assign(share=topics["judgments_done"] / topics["judgments_needed"]),
+                 hide_index=True, column_config={"share": st.column_config.ProgressColumn(
+                     "done", min_value=0.0, max_value=1.0, format="percent")})
+    st.subheader("By annotator")
+    st.dataframe(people.pivot_table(index="annotator", columns="topic", values="judged",
+                                    fill_value=0, margins=True, margins_name="total",
+                                    aggfunc="sum"))
+    if now is not None:
+        st.subheader("Judgments per hour (last 24 hours of activity)")
+        rates = hourly_rates(times, now)
+        st.bar_chart(rates, x="hour", y="judgments", color="annotator")
+
+
+def render_export(engine: Engine, campaign: CampaignInfo) -> None:
+    with session_scope(engine, readonly=True) as session:
+        latest = store.judgments_frame(session, campaign=campaign.name, latest_only=True)
+        every = store.judgments_frame(session, campaign=campaign.name, latest_only=False)
+    if latest.empty:
+        st.info("No judgments yet: nothing to export.")
+        return
+    choice = st.selectbox("Policy for one label per pair", POLICIES[:-1], key=keys.EXPORT_POLICY,
+                          help="majority (ties: lower label), adjudicated (an adjudicator's "
+                               "label, else majority), mean (rounded), max, min")
+    qrels, provenance = consensus_qrels(latest, campaign.scale.values, Policy.parse(choice))
+    st.caption(f"{len(qrels)} judged pairs in the qrels; {len(every)} judgment rows in total.")
+    qrels_text = _qrels_bytes(qrels)
+    a, b, c = st.columns(3)
+    a.download_button("Download qrels", qrels_text, file_name=f"{campaign.name}.qrels",
+                      mime="text/plain", key=keys.DOWNLOAD_QRELS, on_click="ignore")
+    b.download_button("Download provenance (TSV)", _tsv(provenance),
+                      file_name=f"{campaign.name}.provenance.tsv", mime="text/tab-separated-values",
+                      key=keys.DOWNLOAD_PROVENANCE, on_click="ignore")
+    c.download_button("Download every judgment row (TSV)", _tsv(every),
+                      file_name=f"{campaign.name}.judgments.tsv", mime="text/tab-separated-values",
+                      key=keys.DOWNLOAD_JUDGMENTS, on_click="ignore")
+    st.dataframe(provenance, hide_index=True)
+
+
+def _qrels_bytes(qrels: pd.DataFrame) -> bytes:
+    """The qrels exactly as ``pooljudge export`` writes them (pooljudge.trec.write_qrels)."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "qrels.txt"
+        write_qrels(qrels, path)
+        return path.read_bytes()
+
+
+def _tsv(frame: pd.DataFrame) -> str:
+    buffer = io.StringIO()
+    frame.to_csv(buffer, sep="\t", index=False, lineterminator="\n")
+    return buffer.getvalue()

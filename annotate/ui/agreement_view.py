@@ -1,0 +1,119 @@
+"""Agreement dashboard (admins) and adjudication queue (adjudicators and admins).
+
+Statistics come from :mod:`annotate.agreement` and :mod:`annotate.consensus`; this module only
+arranges them: the pairwise table with bootstrap confidence intervals, a heat map of Cohen's
+kappa, the confusion matrix of any two annotators, and the most disagreed pairs.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+from sqlalchemy import Engine
+
+from annotate import store
+from annotate.agreement import agreement_report
+from annotate.consensus import adjudication_queue, disagreements
+from annotate.db import session_scope
+from annotate.records import AnnotatorInfo, CampaignInfo
+from annotate.ui import keys
+from annotate.ui.render import caption_html, text_html
+from pooljudge.errors import InputError
+
+__all__ = ["confusion", "render_adjudication", "render_agreement"]
+
+
+def confusion(latest: pd.DataFrame, a: str, b: str, scale: tuple[int, ...]) -> pd.DataFrame:
+    """Counts of (label by ``a``, label by ``b``) over the pairs both judged, full scale."""
+    votes = latest.loc[latest["kind"] == "judgment", ["annotator", "topic", "doc", "label"]]
+    both = votes[votes["annotator"] == a].merge(votes[votes["annotator"] == b],
+                                                on=["topic", "doc"], suffixes=("_a", "_b"))
+    table = pd.crosstab(pd.Categorical(both["label_a"], categories=scale),
+                        pd.Categorical(both["label_b"], categories=scale), dropna=False)
+    table.index.name, table.columns.name = f"{a} →", f"{b} ↓"
+    return table
+
+
+def render_agreement(engine: Engine, campaign: CampaignInfo) -> None:
+    with session_scope(engine, readonly=True) as session:
+        latest = store.judgments_frame(session, campaign=campaign.name, latest_only=True)
+    votes = latest[latest["kind"] == "judgment"]
+    if votes["annotator"].nunique() < 2:
+        st.info("Agreement needs at least two annotators who judged the same pairs.")
+        return
+    scale = campaign.scale.values
+    report = agreement_report(votes, scale)
+    pairs = report.pairs
+    st.subheader("Overall")
+    st.json({k: (None if pd.isna(v) else v) if not isinstance(v, dict | list) else v
+             for k, v in report.overall.items()}, expanded=False)
+    st.subheader("Pairwise (95% bootstrap intervals over topics)")
+    st.dataframe(pairs, hide_index=True)
+    heat = pd.concat([pairs[["a", "b", "cohen_kappa"]],
+                      pairs[["b", "a", "cohen_kappa"]].set_axis(["a", "b", "cohen_kappa"], axis=1)])
+    heat["cohen_kappa"] = heat["cohen_kappa"].astype("float64")
+    st.altair_chart(alt.Chart(heat).mark_rect().encode(
+        x="a:N", y="b:N", color=alt.Color("cohen_kappa:Q", scale=alt.Scale(domain=[-1, 1],
+                                                                         scheme="redblue")),
+        tooltip=["a", "b", "cohen_kappa"]).properties(height=260))
+    names = sorted(votes["annotator"].unique())
+    left, right = st.columns(2)
+    a = left.selectbox("Annotator A", names, index=0)
+    b = right.selectbox("Annotator B", names, index=1)
+    st.subheader(f"Confusion matrix: {a} × {b}")
+    st.dataframe(confusion(latest, a, b, scale))
+    st.subheader("Most disagreed pairs")
+    st.dataframe(disagreements(latest, scale).head(50), hide_index=True)
+
+
+def render_adjudication(engine: Engine, user: AnnotatorInfo) -> None:
+    """The next undecided disagreement of the user's campaign, with one button per label."""
+    with session_scope(engine, readonly=True) as session:
+        campaign = store.get_campaign(session, name=user.campaign_name)
+        latest = store.judgments_frame(session, campaign=campaign.name, latest_only=True)
+    queue = adjudication_queue(latest, campaign.scale.values) if len(latest) else pd.DataFrame()
+    if flash := st.session_state.pop(keys.FLASH, None):
+        st.html(caption_html(flash))
+    st.html(caption_html(f"{len(queue)} disagreements wait for a decision."))
+    if queue.empty:
+        st.session_state[_DECIDING] = None
+        st.success("No disagreement waits for adjudication.", icon=":material/done_all:")
+        return
+    topic, doc = str(queue["topic"].iat[0]), str(queue["doc"].iat[0])
+    st.session_state[_DECIDING] = (topic, doc)
+    st.html(text_html(f"Topic {topic} · document {doc}\nVotes: {queue['votes'].iat[0]}"))
+    rows = latest[(latest["topic"] == topic) & (latest["doc"] == doc)]
+    comments = [f"{a}: {c}" for a, c in zip(rows["annotator"], rows["comment"], strict=True)
+                if isinstance(c, str) and c]
+    st.html(text_html("Comments:\n" + "\n".join(comments) if comments else "No comments."))
+    item = zlib.crc32(f"{topic}\t{doc}".encode())
+    columns = st.columns(len(campaign.scale.labels))
+    for column, label in zip(columns, campaign.scale.labels, strict=True):
+        digit = str(label.value)
+        column.button(f"{label.value} · {label.name}", width="stretch",
+                      key=keys.adjudicate_key(item, label.value),
+                      shortcut=digit if len(digit) == 1 and digit not in "cr" else None,
+                      on_click=_on_decide, args=(engine, user, topic, doc, label.value))
+
+
+_DECIDING = "pj_deciding"
+
+
+def _on_decide(engine: Engine, user: AnnotatorInfo, topic: str, doc: str, label: int) -> None:
+    """Store the decision as an adjudication, once: a press for a pair no longer shown is stale."""
+    state = st.session_state
+    if state.get(_DECIDING) != (topic, doc):
+        return
+    state[_DECIDING] = None
+    frame = pd.DataFrame({"annotator": [user.name], "topic": [topic], "doc": [doc],
+                          "label": [label], "kind": ["adjudication"], "source": ["human"]})
+    try:
+        with session_scope(engine) as session:
+            store.import_judgments(session, campaign=user.campaign_name, frame=frame)
+    except InputError as exc:
+        state[keys.FLASH] = f"Not saved: {exc}"
+    else:
+        state[keys.FLASH] = f"Decided {label} for topic {topic}, document {doc}."

@@ -1,0 +1,128 @@
+"""Driving the app in a real browser: start a server, launch Chromium, wait for Streamlit.
+
+Shared by the browser tests (``tests/e2e``), ``benchmarks/ui_latency.py`` and the screenshot
+script. Follows DESIGN.md: Debian's ``/usr/bin/chromium`` through Playwright's Python package
+(never ``playwright install``), a server started like ``pooljudge serve``, ``/_stcore/health``
+before the first page, and before every action the app idle
+(``data-test-script-state="notRunning"``) plus the widget needed.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+from pooljudge.cli.serve_cmd import streamlit_command
+
+__all__ = [
+    "CHROMIUM",
+    "CHROMIUM_ARGS",
+    "DONE_TEXT",
+    "IDLE",
+    "free_port",
+    "launch_chromium",
+    "shown_doc",
+    "shown_pair",
+    "start_app",
+    "stop_app",
+    "wait_for_new_pair",
+    "wait_idle",
+]
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = (
+    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+)
+IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+DONE_TEXT = "Nothing left to judge"
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_app(db_url: str, log: Path, *, timeout: float = 60.0) -> tuple[str, subprocess.Popen]:
+    """Serve the app on ``db_url`` on a free port; its base URL once ``/_stcore/health`` is OK.
+
+    Server output goes to ``log``; RuntimeError (with the log) when it exits or stays unhealthy.
+    """
+    port = free_port()
+    env = {**os.environ, "POOLJUDGE_DB": db_url}
+    with log.open("w") as handle:
+        process = subprocess.Popen(streamlit_command("127.0.0.1", port), env=env,
+                                   stdout=handle, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"streamlit exited early:\n{log.read_text()}")
+        try:
+            with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as response:
+                if response.status == 200:
+                    return base, process
+        except OSError:
+            time.sleep(0.2)
+    stop_app(process)
+    raise RuntimeError(f"streamlit did not become healthy in {timeout:.0f} s:\n{log.read_text()}")
+
+
+def stop_app(process: subprocess.Popen) -> None:
+    """Terminate the server started by :func:`start_app` (kill after 10 s)."""
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def launch_chromium(playwright):
+    """Headless Debian Chromium with the flags that work in containers and CI."""
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=list(CHROMIUM_ARGS),
+                                      headless=True)
+
+
+def wait_idle(page) -> None:
+    """Wait until the script run triggered by the last action has finished."""
+    page.wait_for_selector(IDLE, state="attached")
+
+
+def shown_doc(page) -> str:
+    """The id of the document on the judging page, once its label buttons are ready for keys."""
+    page.locator('[class*="st-key-label_"] button').first.wait_for(state="visible")
+    text = page.locator(".pj-doc-id").first.inner_text()
+    return text.removeprefix("Document ").strip()
+
+
+def shown_pair(page) -> int:
+    """The pair id of the label buttons on screen (their ``st-key-label_<pair>_<value>`` class)."""
+    button = page.locator('[class*="st-key-label_"]').first
+    button.wait_for(state="visible")
+    key = next(c for c in button.get_attribute("class").split() if c.startswith("st-key-label_"))
+    return int(key.split("_")[1])
+
+
+def wait_for_new_pair(page, before: int, *, allow_done: bool = False) -> int | None:
+    """Wait until a pair other than ``before`` is on screen (or, with ``allow_done``, the
+    "nothing left" message) and the app is idle; the new pair id, or None when done."""
+    page.wait_for_function(
+        """([before, allowDone, done]) => {
+            const el = document.querySelector('[class*="st-key-label_"]');
+            const key = el && [...el.classList].find(c => c.startsWith('st-key-label_'));
+            if (key && Number(key.split('_')[1]) !== before) return true;
+            return allowDone && document.body.innerText.includes(done);
+        }""",
+        arg=[before, allow_done, DONE_TEXT],
+    )
+    wait_idle(page)
+    if allow_done and page.locator('[class*="st-key-label_"]').count() == 0:
+        return None
+    return shown_pair(page)

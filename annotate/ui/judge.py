@@ -1,0 +1,239 @@
+"""The judging page: one pair at a time, a button (and digit key) per label, nothing else to do.
+
+State machine (session state, keys in :mod:`annotate.ui.keys`):
+
+- ``CURRENT`` is the annotator's claimed pair (a PairView), fetched with ``store.next_pair``
+  when empty; ``BACK_STEPS = n > 0`` shows their n-th most recent judgment instead, to change it.
+- ``DISPLAYED`` is the pair id on screen. Every write callback first checks that its pair is
+  the one displayed and clears ``DISPLAYED`` before writing, so a key held down, or pressed
+  again during the rerun, refers to a pair no longer displayed and writes nothing. The store's
+  UNIQUE (pair, annotator, kind, version) is the last line of defence.
+- Seconds spent = time from the pair appearing to the label, measured on the server.
+
+The page never receives runs, ranks, or (unless the campaign allows it) other people's labels.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import pandas as pd
+import streamlit as st
+from sqlalchemy import Engine
+
+from annotate import store
+from annotate.db import session_scope
+from annotate.records import AnnotatorInfo, CampaignInfo, JudgmentRecord, PairView
+from annotate.store import DuplicateWrite
+from annotate.ui import keys
+from annotate.ui.render import caption_html, document_html, query_terms, text_html
+from pooljudge.errors import InputError
+
+__all__ = ["DISPLAYED", "eta_seconds", "render"]
+
+DISPLAYED = "pj_displayed"
+_RESERVED_SHORTCUTS = frozenset({"c", "r"})
+
+
+def render(engine: Engine, user: AnnotatorInfo) -> None:
+    """Draw the judging page for ``user``."""
+    state = st.session_state
+    with session_scope(engine) as session:
+        campaign = store.get_campaign(session, name=user.campaign_name)
+        view, earlier = _displayed_pair(session, user)
+        progress = store.progress(session, campaign=campaign.name, annotator_id=user.id)
+        recent = store.history(session, annotator_id=user.id, limit=20)
+    _sidebar(campaign, progress, recent, view)
+    if view is None:
+        st.success("Nothing left to judge for you right now. Thank you!",
+                   icon=":material/done_all:")
+        if recent:
+            st.button("Back to my last judgment", key=keys.back_key(0),
+                      on_click=_on_back, shortcut="b")
+        return
+    if state.get(DISPLAYED) != view.pair_id:
+        state[DISPLAYED] = view.pair_id
+        state[keys.SHOWN_AT] = time.monotonic()
+    if flash := state.pop(keys.FLASH, None):
+        st.html(caption_html(flash))
+    _pair(view, campaign, earlier)
+    _controls(engine, user, campaign, view, earlier)
+    if campaign.show_others_labels:
+        _others(engine, campaign, user, view)
+
+
+def _displayed_pair(session, user: AnnotatorInfo) -> tuple[PairView | None, JudgmentRecord | None]:
+    """The pair to show and, when it is an earlier one being changed, its latest judgment."""
+    state = st.session_state
+    steps = int(state.get(keys.BACK_STEPS, 0))
+    if steps > 0:
+        earlier = store.history(session, annotator_id=user.id, limit=steps)
+        if len(earlier) >= steps:
+            return earlier[steps - 1]
+        state[keys.BACK_STEPS] = 0
+    current = state.get(keys.CURRENT)
+    if current is None:
+        current = store.next_pair(session, annotator_id=user.id)
+        state[keys.CURRENT] = current
+    return current, None
+
+
+def _pair(view: PairView, campaign: CampaignInfo, earlier: JudgmentRecord | None) -> None:
+    terms = query_terms(view.topic_title)
+    if earlier is not None:
+        name = _label_name(campaign, earlier.label)
+        st.warning(f"You are changing an earlier judgment (your label: {earlier.label} · {name}). "
+                   "A new label is stored as a new version; the old one is kept.",
+                   icon=":material/history:")
+    topic, document = st.columns([1, 2], gap="medium")
+    with topic, st.container(border=True):
+        st.html(caption_html(f"Topic {view.topic_id}"))
+        st.html(f'<div class="pj-doc-title">{text_html(view.topic_title)}</div>')
+        st.html(text_html(view.topic_description))
+        with st.expander("Narrative: what counts as relevant", expanded=True):
+            st.html(text_html(view.topic_narrative))
+    with document:
+        st.html(caption_html(f"Document {view.doc_id}", css_class="pj-doc-id"))
+        st.html(document_html(view.doc_title, view.doc_text, terms))
+
+
+def _controls(engine: Engine, user: AnnotatorInfo, campaign: CampaignInfo, view: PairView,
+              earlier: JudgmentRecord | None) -> None:
+    labels = campaign.scale.labels
+    columns = st.columns(len(labels) + 2)
+    for column, label in zip(columns, labels, strict=False):
+        digit = str(label.value)
+        shortcut = digit if len(digit) == 1 and digit not in _RESERVED_SHORTCUTS else None
+        chosen = earlier is not None and earlier.label == label.value
+        column.button(f"{label.value} · {label.name}",
+                      key=keys.label_key(view.pair_id, label.value),
+                      help=label.description or None, type="primary" if chosen else "secondary",
+                      shortcut=shortcut, on_click=_on_label, width="stretch",
+                      args=(engine, user.id, view, label.value,
+                            1 if earlier is None else earlier.version + 1))
+    if earlier is None:
+        columns[-2].button("Skip for now", key=keys.skip_key(view.pair_id), shortcut="s",
+                           on_click=_on_skip, args=(engine, user.id, view.pair_id), width="stretch")
+    else:
+        columns[-2].button("Back to new pairs", key=keys.FORWARD, on_click=_on_forward,
+                           shortcut="n", width="stretch")
+    columns[-1].button("Previous pair", key=keys.back_key(view.pair_id), on_click=_on_back,
+                       shortcut="b", width="stretch")
+    st.text_input("Comment (optional, saved with your label)", key=keys.comment_key(view.pair_id),
+                  placeholder="e.g. relevant only for its second paragraph")
+    st.caption("Keys: " + " · ".join(f"**{lab.value}** {lab.name}" for lab in labels)
+               + " · **s** skip · **b** previous pair")
+
+
+def _on_label(engine: Engine, annotator_id: int, view: PairView, label: int,
+              version: int) -> None:
+    """Store ``version`` of this judgment, unless the pair is no longer the one displayed.
+
+    A stale key press (the pair already left the screen) writes nothing; the store refuses a
+    second write of the same version (DuplicateWrite) as a final guard.
+    """
+    state = st.session_state
+    if state.get(DISPLAYED) != view.pair_id:
+        return
+    state[DISPLAYED] = None
+    seconds = max(time.monotonic() - float(state.get(keys.SHOWN_AT, time.monotonic())), 0.0)
+    comment = (state.get(keys.comment_key(view.pair_id)) or "").strip() or None
+    try:
+        with session_scope(engine) as session:
+            store.record_judgment(session, annotator_id=annotator_id, pair_id=view.pair_id,
+                                  label=label, seconds=round(seconds, 3), position=view.position,
+                                  comment=comment, expected_version=version)
+    except DuplicateWrite:
+        return
+    except InputError as exc:  # e.g. the lease ran out and others took the pair meanwhile
+        state[keys.CURRENT] = None
+        state[keys.FLASH] = f"Not saved: {exc}"
+        return
+    if version > 1:
+        state[keys.BACK_STEPS] = 0
+    else:
+        state[keys.CURRENT] = None
+    state[keys.FLASH] = f"Saved label {label} for the previous document."
+
+
+def _on_skip(engine: Engine, annotator_id: int, pair_id: int) -> None:
+    state = st.session_state
+    if state.get(DISPLAYED) != pair_id:
+        return
+    state[DISPLAYED] = None
+    try:
+        with session_scope(engine) as session:
+            store.skip_pair(session, annotator_id=annotator_id, pair_id=pair_id)
+    except InputError:
+        pass  # the claim had already lapsed: the next run fetches a fresh pair anyway
+    state[keys.CURRENT] = None
+
+
+def _on_back() -> None:
+    state = st.session_state
+    state[keys.BACK_STEPS] = int(state.get(keys.BACK_STEPS, 0)) + 1
+
+
+def _on_forward() -> None:
+    st.session_state[keys.BACK_STEPS] = 0
+
+
+def _label_name(campaign: CampaignInfo, value: int) -> str:
+    return next((lab.name for lab in campaign.scale.labels if lab.value == value), str(value))
+
+
+def eta_seconds(remaining: int, recent_seconds: list[float]) -> float | None:
+    """Estimated seconds left: ``remaining`` × the median of recent seconds per judgment.
+
+    None when nothing was timed yet; 0 when nothing remains.
+    """
+    if remaining <= 0:
+        return 0.0
+    timed = [s for s in recent_seconds if s is not None and s >= 0]
+    return remaining * statistics.median(timed) if timed else None
+
+
+def _format_duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "unknown yet"
+    minutes = round(seconds / 60)
+    return f"{minutes // 60} h {minutes % 60:02d} min" if minutes >= 60 else f"{minutes} min"
+
+
+def _sidebar(campaign: CampaignInfo, progress: pd.DataFrame,
+             recent: list[tuple[PairView, JudgmentRecord]], view: PairView | None) -> None:
+    done = int(progress["judgments_done"].sum()) if len(progress) else 0
+    needed = int(progress["judgments_needed"].sum()) if len(progress) else 0
+    with st.sidebar:
+        st.subheader("Progress")
+        if view is not None:
+            row = progress.loc[progress["topic"] == view.topic_id]
+            t_done = int(row["judgments_done"].sum())
+            t_needed = int(row["judgments_needed"].sum())
+            st.progress(t_done / t_needed if t_needed else 1.0,
+                        text=f"This topic: {t_done} of {t_needed} judgments")
+        st.progress(done / needed if needed else 1.0,
+                    text=f"Campaign: {done} of {needed} judgments")
+        mine = int(progress["annotator_done"].sum()) if "annotator_done" in progress else 0
+        eta = eta_seconds(needed - done, [r.seconds for _, r in recent if r.seconds is not None])
+        st.caption(f"You judged {mine} pairs. Time left for the campaign at your pace: "
+                   f"{_format_duration(eta)}.")
+        with st.expander("Guidelines", expanded=False):
+            st.html(text_html(campaign.guidelines or "No guidelines were given."))
+        with st.expander("Labels", expanded=False):
+            for lab in campaign.scale.labels:
+                st.html(text_html(f"{lab.value} · {lab.name}: {lab.description}"))
+
+
+def _others(engine: Engine, campaign: CampaignInfo, user: AnnotatorInfo, view: PairView) -> None:
+    """Other annotators' latest labels for this pair (only when the campaign allows it)."""
+    with session_scope(engine) as session:
+        frame = store.judgments_frame(session, campaign=campaign.name, latest_only=True,
+                                      kind="judgment")
+    mine = frame["annotator"] == user.name
+    same = (frame["topic"] == view.topic_id) & (frame["doc"] == view.doc_id)
+    others = frame.loc[same & ~mine, ["annotator", "label"]]
+    if len(others):
+        st.caption("Other annotators: " + ", ".join(
+            f"{a}: {lab}" for a, lab in zip(others["annotator"], others["label"], strict=True)))

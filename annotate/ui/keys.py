@@ -1,0 +1,54 @@
+"""Session-state and widget keys of the app, as named constants the tests reuse.
+
+A widget with ``key=K`` carries the CSS class ``st-key-K`` in the browser, which is how the
+real-browser tests find it. Keys that embed a pair id (``label_key`` and friends) make every
+judging widget belong to one pair: a key press that arrives after the page moved on refers to a
+widget of the *previous* pair and is ignored by the callbacks.
+"""
+
+from __future__ import annotations
+
+# --- session state ------------------------------------------------------------------------------
+USER = "pj_user"                 # AnnotatorInfo of the logged-in person
+TOKEN = "pj_token"               # their login token (re-checked on every run: removal logs out)
+CURRENT = "pj_current"           # PairView on screen, or None to fetch the next one
+SHOWN_AT = "pj_shown_at"         # time.monotonic() when CURRENT appeared (seconds spent)
+BACK_STEPS = "pj_back_steps"     # 0 = new pairs; n = the n-th most recent own judgment on screen
+FLASH = "pj_flash"               # one-line confirmation of the last action
+CAMPAIGN = "pj_campaign"         # campaign name the admin pages work on
+NEW_LINKS = "pj_new_links"       # login links created on the create-campaign page
+
+# --- widget keys (fixed) ------------------------------------------------------------------------
+FORWARD = "forward"              # leave the earlier pairs, back to new ones
+CAMPAIGN_PICKER = "campaign_picker"
+CREATE_FORM = "create_form"
+CREATE_SUBMIT = "create_submit"
+ADD_PEOPLE_SUBMIT = "add_people_submit"
+EXPORT_POLICY = "export_policy"
+DOWNLOAD_QRELS = "download_qrels"
+DOWNLOAD_PROVENANCE = "download_provenance"
+DOWNLOAD_JUDGMENTS = "download_judgments"
+EVAL_RUNS = "eval_runs"
+ADJUDICATE_PREFIX = "adjudicate"
+
+
+def label_key(pair_id: int, value: int) -> str:
+    """The button that gives ``pair_id`` the label ``value`` (``m`` marks a negative value)."""
+    return f"label_{pair_id}_{value}" if value >= 0 else f"label_{pair_id}_m{-value}"
+
+
+def comment_key(pair_id: int) -> str:
+    return f"comment_{pair_id}"
+
+
+def skip_key(pair_id: int) -> str:
+    return f"skip_{pair_id}"
+
+
+def back_key(pair_id: int) -> str:
+    return f"back_{pair_id}"
+
+
+def adjudicate_key(pair_id: int, value: int) -> str:
+    suffix = str(value) if value >= 0 else f"m{-value}"
+    return f"{ADJUDICATE_PREFIX}_{pair_id}_{suffix}"

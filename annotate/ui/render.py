@@ -1,0 +1,86 @@
+"""Safe HTML for untrusted text: escape first, then mark the topic's terms.
+
+Document and topic text come from whoever uploaded the collection, so they are treated as
+hostile. Matches are found on the *raw* text and every piece is escaped on its own with
+:func:`html.escape` (quotes included), so the only tags in the output are the ones built here
+(``div``, ``h3``, ``mark``) and a term such as ``amp`` can never split an entity like ``&amp;``.
+Long documents scroll inside a frame of fixed height, so the label buttons never move.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable
+
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+__all__ = [
+    "FRAME_HEIGHT_PX", "STYLE", "caption_html", "document_html", "highlight", "query_terms",
+    "text_html",
+]
+
+FRAME_HEIGHT_PX = 480
+_WORD = re.compile(r"\w+")
+
+# One style block for the app: rendered once per page with st.html (styles only, no content).
+STYLE = f"""<style>
+.pj-doc-title {{ margin: 0 0 .4rem 0; font-size: 1.15rem; font-weight: 600; }}
+.pj-doc-body {{ max-height: {FRAME_HEIGHT_PX}px; overflow-y: auto; white-space: pre-wrap;
+  font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .88rem; line-height: 1.45;
+  padding: .6rem .8rem; border: 1px solid rgba(128,128,128,.35); border-radius: .4rem; }}
+.pj-text {{ white-space: pre-wrap; }}
+.pj-caption {{ font-size: .85rem; opacity: .7; margin-bottom: .2rem; }}
+.pj-doc-body mark, .pj-doc-title mark, .pj-text mark {{
+  background: #ffe58a; color: inherit; padding: 0 .1em; }}
+</style>"""
+
+
+def query_terms(*texts: str, min_length: int = 3) -> tuple[str, ...]:
+    """Distinct lower-cased words of ``texts`` worth highlighting (no stop or short words)."""
+    seen: dict[str, None] = {}
+    for text in texts:
+        for word in _WORD.findall(text.lower()):
+            if len(word) >= min_length and word not in ENGLISH_STOP_WORDS:
+                seen.setdefault(word, None)
+    return tuple(seen)
+
+
+def highlight(text: str, terms: Iterable[str]) -> str:
+    """``text`` escaped, with every word that starts with one of ``terms`` wrapped in ``<mark>``.
+
+    Matching is case-insensitive and on word starts (``format`` marks ``formatting``). With no
+    terms the result is just the escaped text.
+    """
+    words = sorted({t.lower() for t in terms if t}, key=len, reverse=True)
+    if not words:
+        return html.escape(text, quote=True)
+    pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, words)) + r")\w*", re.IGNORECASE)
+    pieces: list[str] = []
+    start = 0
+    for match in pattern.finditer(text):
+        pieces.append(html.escape(text[start:match.start()], quote=True))
+        pieces.append(f"<mark>{html.escape(match.group(0), quote=True)}</mark>")
+        start = match.end()
+    pieces.append(html.escape(text[start:], quote=True))
+    return "".join(pieces)
+
+
+def text_html(text: str, terms: Iterable[str] = ()) -> str:
+    """A block of escaped (and highlighted) text that keeps its line breaks."""
+    return f'<div class="pj-text">{highlight(text, terms)}</div>'
+
+
+def caption_html(text: str, *, css_class: str = "") -> str:
+    """A small grey line of escaped text (ids and names from uploads are never Markdown)."""
+    extra = f" {css_class}" if css_class else ""
+    return f'<div class="pj-caption{extra}">{html.escape(text, quote=True)}</div>'
+
+
+def document_html(title: str, text: str, terms: Iterable[str]) -> str:
+    """The document's title and its text in a scrolling frame, escaped and highlighted."""
+    terms = tuple(terms)
+    return (
+        f'<div class="pj-doc"><div class="pj-doc-title">{highlight(title, terms)}</div>'
+        f'<div class="pj-doc-body">{highlight(text, terms)}</div></div>'
+    )

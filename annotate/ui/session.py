@@ -1,0 +1,77 @@
+"""Engine and login for the app: one cached engine per database URL, login by ``?token=``.
+
+The token from the login link is kept in the browser session and checked against the store on
+every script run (one indexed lookup of its SHA-256 hash), so removing an annotator logs them out
+at their next click. A wrong or removed token yields no user and a clear message, nothing else.
+"""
+
+from __future__ import annotations
+
+import os
+
+import streamlit as st
+from sqlalchemy import Engine
+
+from annotate import store
+from annotate.db import open_engine, session_scope
+from annotate.records import AnnotatorInfo
+from annotate.ui import keys
+
+__all__ = ["DB_ENV", "database_url", "engine", "login", "show_login_problem", "user"]
+
+DB_ENV = "POOLJUDGE_DB"
+DEFAULT_DB = "sqlite:///pooljudge.db"
+
+
+def database_url() -> str:
+    """The database the app serves: ``$POOLJUDGE_DB``, else ``sqlite:///pooljudge.db``."""
+    return os.environ.get(DB_ENV) or DEFAULT_DB
+
+
+@st.cache_resource(show_spinner=False)
+def _engine_for(url: str) -> Engine:
+    return open_engine(url)
+
+
+def engine() -> Engine:
+    """The process-wide engine for :func:`database_url` (created once, shared by sessions)."""
+    return _engine_for(database_url())
+
+
+def login() -> AnnotatorInfo | None:
+    """The logged-in person, from a ``?token=`` in the URL or the token this session already has.
+
+    A new token in the URL replaces the session's login (and its judging state).
+    """
+    state = st.session_state
+    url_token = st.query_params.get("token")
+    if url_token and url_token != state.get(keys.TOKEN):
+        for key in list(state.keys()):
+            del state[key]
+        state[keys.TOKEN] = url_token
+    token = state.get(keys.TOKEN)
+    if not token:
+        return None
+    with session_scope(engine()) as session:
+        user = store.authenticate(session, token=token)
+    state[keys.USER] = user
+    return user
+
+
+def show_login_problem() -> None:
+    """The only thing a visitor without a valid login sees."""
+    if st.session_state.get(keys.TOKEN):
+        st.error("This login link is not valid: it is wrong, or it was removed. "
+                 "Ask the campaign's organiser for a new link.", icon=":material/block:")
+    else:
+        st.info("Open the personal login link you were given (it ends in `?token=…`).",
+                icon=":material/key:")
+
+
+def user() -> AnnotatorInfo:
+    """The person :func:`login` found for this run (pages run only after a successful login)."""
+    found = st.session_state.get(keys.USER)
+    if found is None:
+        show_login_problem()
+        st.stop()
+    return found

@@ -1,0 +1,159 @@
+"""Next-pair latency and claim throughput of the judgment store, SQLite and PostgreSQL.
+
+A campaign of ``--pairs`` pairs (1,000 topics) with overlap ``--prior + 2`` is created through
+:func:`annotate.store.create_campaign`; ``--prior`` annotators' judgments of every pair
+(``pairs × prior`` rows, 1,000,000 by default) are bulk-loaded through
+:func:`annotate.store.import_judgments`, so every pair keeps 2 open slots. Then, for 1, 4 and 8
+worker processes, each with a fresh annotator, every worker runs ``--claims`` cycles of
+claim (:func:`next_pair`, one transaction) + judge (:func:`record_judgment`, one transaction),
+as the browser does. Printed: next-pair latency p50/p95 (the claim transaction, commit
+included) and claims per second over the wall time of the run.
+
+    .venv/bin/python benchmarks/store_speed.py [--pairs 100000] [--prior 10] [--claims 200]
+        [--backends sqlite,postgresql]
+
+PostgreSQL: the server on 127.0.0.1:5432 (user postgres); a database is created and dropped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+CAMPAIGN = "bench"
+PG = "postgresql+psycopg://postgres@127.0.0.1:5432/{}"
+
+
+def load(url: str, pairs: int, prior: int) -> float:
+    """Create the campaign and bulk-load ``pairs × prior`` judgments; seconds taken."""
+    from annotate.db import open_engine, session_scope
+    from annotate.records import LabelScale
+    from annotate.store import add_annotator, create_campaign, import_judgments
+
+    topics_n, docs_n = 1000, pairs // 1000
+    topics = pd.DataFrame({"id": [f"T{i}" for i in range(topics_n)], "title": "a topic",
+                           "description": "what is wanted", "narrative": "what counts"})
+    documents = pd.DataFrame({"id": [f"D{j}" for j in range(docs_n)], "title": "a document",
+                              "text": "some text " * 50})
+    pool = pd.DataFrame({"topic": np.repeat(topics["id"].to_numpy(), docs_n),
+                         "doc": np.tile(documents["id"].to_numpy(), topics_n),
+                         "order": np.tile(np.arange(1, docs_n + 1), topics_n),
+                         "best_rank": 1, "runs": "r1"})
+    engine = open_engine(url)
+    started = time.perf_counter()
+    with session_scope(engine) as session:
+        create_campaign(session, name=CAMPAIGN, scale=LabelScale.binary(), overlap=prior + 2,
+                        topics=topics, documents=documents, pool=pool)
+        for i in range(prior):
+            add_annotator(session, campaign=CAMPAIGN, name=f"prior-{i:02d}")
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({
+        "annotator": np.repeat([f"prior-{i:02d}" for i in range(prior)], len(pool)),
+        "topic": np.tile(pool["topic"].to_numpy(), prior),
+        "doc": np.tile(pool["doc"].to_numpy(), prior),
+        "label": rng.integers(0, 2, len(pool) * prior).astype(str)})
+    with session_scope(engine) as session:
+        import_judgments(session, campaign=CAMPAIGN, frame=frame)
+    engine.dispose()
+    return time.perf_counter() - started
+
+
+def worker(url: str, name: str, claims: int, barrier) -> tuple[list[float], float]:
+    """Claim and judge ``claims`` times; (claim latencies in seconds, elapsed wall time)."""
+    from annotate.db import open_engine, session_scope
+    from annotate.store import add_annotator, authenticate, next_pair, record_judgment
+
+    engine = open_engine(url)
+    with session_scope(engine) as session:
+        token = add_annotator(session, campaign=CAMPAIGN, name=name)
+    with session_scope(engine) as session:
+        me = authenticate(session, token=token).id
+    latencies = []
+    barrier.wait()
+    started = time.perf_counter()
+    for _ in range(claims):
+        t0 = time.perf_counter()
+        with session_scope(engine) as session:
+            view = next_pair(session, annotator_id=me)
+        latencies.append(time.perf_counter() - t0)
+        if view is None:
+            break
+        with session_scope(engine) as session:
+            record_judgment(session, annotator_id=me, pair_id=view.pair_id, label=1)
+    elapsed = time.perf_counter() - started
+    engine.dispose()
+    return latencies, elapsed
+
+
+def run(url: str, workers: int, claims: int) -> dict[str, float]:
+    context = multiprocessing.get_context("spawn")
+    with context.Manager() as manager, context.Pool(workers) as pool:
+        barrier = manager.Barrier(workers)
+        tag = uuid.uuid4().hex[:6]
+        results = pool.starmap(worker, [(url, f"bench-{tag}-{w}", claims, barrier)
+                                        for w in range(workers)])
+    latencies = np.concatenate([r[0] for r in results]) * 1000
+    wall = max(r[1] for r in results)
+    return {"workers": workers, "claims": len(latencies),
+            "p50_ms": float(np.percentile(latencies, 50)),
+            "p95_ms": float(np.percentile(latencies, 95)),
+            "claims_per_s": len(latencies) / wall}
+
+
+def _postgres_database() -> tuple[str, str]:
+    import psycopg
+
+    name = f"pooljudge_bench_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect("host=127.0.0.1 user=postgres dbname=postgres",
+                         autocommit=True) as connection:
+        connection.execute(f'CREATE DATABASE "{name}"')
+    return name, PG.format(name)
+
+
+def _drop_postgres(name: str) -> None:
+    import psycopg
+
+    with psycopg.connect("host=127.0.0.1 user=postgres dbname=postgres",
+                         autocommit=True) as connection:
+        connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pairs", type=int, default=100_000)
+    parser.add_argument("--prior", type=int, default=10)
+    parser.add_argument("--claims", type=int, default=200, help="claims per worker")
+    parser.add_argument("--workers", default="1,4,8")
+    parser.add_argument("--backends", default="sqlite,postgresql")
+    args = parser.parse_args()
+    rows = []
+    with tempfile.TemporaryDirectory() as folder:
+        for backend in args.backends.split(","):
+            pg_name = None
+            if backend == "sqlite":
+                url = f"sqlite:///{Path(folder) / 'bench.db'}"
+            else:
+                pg_name, url = _postgres_database()
+            try:
+                seconds = load(url, args.pairs, args.prior)
+                print(f"{backend}: loaded {args.pairs:,} pairs and "
+                      f"{args.pairs * args.prior:,} judgments in {seconds:.1f} s", flush=True)
+                for workers in (int(w) for w in args.workers.split(",")):
+                    result = {"backend": backend, **run(url, workers, args.claims)}
+                    print(result, flush=True)
+                    rows.append(result)
+            finally:
+                if pg_name:
+                    _drop_postgres(pg_name)
+    print(pd.DataFrame(rows).to_string(index=False, float_format=lambda x: f"{x:.1f}"))
+
+
+if __name__ == "__main__":
+    main()

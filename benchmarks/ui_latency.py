@@ -1,0 +1,100 @@
+"""Key press -> next document visible, in the real browser, with many judgments already stored.
+
+A campaign of ``--pairs`` pairs (overlap 2) gets ``--preload`` judgments from ``--annotators``
+simulated annotators through the store's bulk path (``store.import_judgments``), then one person
+judges ``--n`` pairs with the keyboard in Chromium. For each press, the time from the key event
+to the next pair's label buttons being visible is recorded; p50 and p95 are printed.
+Goal (issue 5): p95 under 400 ms with 1,000,000 judgments stored, on SQLite and PostgreSQL.
+
+    python benchmarks/ui_latency.py [--db URL] [--preload 1000000] [--n 50]
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from annotate import store
+from annotate.db import open_engine, session_scope
+from annotate.records import LabelScale
+from annotate.ui.browser import launch_chromium, shown_pair, start_app, stop_app, wait_for_new_pair
+
+
+def _campaign(url: str, pairs: int, preload: int, annotators: int) -> str:
+    """Create the campaign and bulk-load ``preload`` judgments; the judging person's token."""
+    engine = open_engine(url)
+    docs = pd.DataFrame({"id": [f"d{i}" for i in range(pairs)], "title": "A document",
+                         "text": "Some text about latency and widgets. " * 40})
+    topics = pd.DataFrame({"id": ["1"], "title": "widgets latency",
+                           "description": "Timing.", "narrative": "Anything."})
+    pool = pd.DataFrame({"topic": "1", "doc": docs["id"], "order": np.arange(1, pairs + 1),
+                         "best_rank": np.arange(1, pairs + 1), "runs": "r"})
+    names = [f"sim{i}" for i in range(annotators)]
+    with session_scope(engine) as session:
+        store.create_campaign(session, name="bench", scale=LabelScale.binary(),
+                              overlap=annotators + 1, topics=topics, documents=docs, pool=pool)
+        for name in names:
+            store.add_annotator(session, campaign="bench", name=name)
+        token = store.add_annotator(session, campaign="bench", name="me")
+    rng = np.random.default_rng(0)
+    per = preload // annotators
+    for start in range(0, per, 200_000):
+        stop = min(start + 200_000, per)
+        frame = pd.DataFrame({
+            "annotator": np.repeat(names, stop - start),
+            "topic": "1", "doc": np.tile(docs["id"].to_numpy()[start:stop], annotators),
+            "label": rng.integers(0, 2, (stop - start) * annotators)})
+        with session_scope(engine) as session:
+            store.import_judgments(session, campaign="bench", frame=frame, source="import")
+    engine.dispose()
+    return token
+
+
+def measure(url: str, token: str, n: int, log: Path) -> np.ndarray:
+    from playwright.sync_api import sync_playwright
+
+    base, process = start_app(url, log)
+    try:
+        with sync_playwright() as playwright:
+            browser = launch_chromium(playwright)
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(f"{base}/?token={token}")
+            pair, times = shown_pair(page), []
+            for i in range(n + 3):  # the first three warm the caches and are not counted
+                started = time.perf_counter()
+                page.keyboard.press("1" if i % 3 else "0")
+                pair = wait_for_new_pair(page, pair)
+                if i >= 3:
+                    times.append(time.perf_counter() - started)
+            browser.close()
+    finally:
+        stop_app(process)
+    return np.array(times) * 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--db", help="database URL (default: a temporary SQLite file)")
+    parser.add_argument("--preload", type=int, default=1_000_000)
+    parser.add_argument("--pairs", type=int, default=250_000)
+    parser.add_argument("--annotators", type=int, default=4)
+    parser.add_argument("--n", type=int, default=50)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        url = args.db or f"sqlite:///{Path(folder) / 'bench.db'}"
+        started = time.perf_counter()
+        token = _campaign(url, args.pairs, args.preload, args.annotators)
+        print(f"preloaded {args.preload} judgments in {time.perf_counter() - started:.0f} s")
+        ms = measure(url, token, args.n, Path(folder) / "streamlit.log")
+    print(f"{url.split(':')[0]}: key -> next document over {len(ms)} judgments: "
+          f"p50 {np.percentile(ms, 50):.0f} ms, p95 {np.percentile(ms, 95):.0f} ms "
+          f"(goal p95 < 400 ms)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,13 @@
+"""Evaluate TREC runs against qrels with trec_eval's numbers and unjudged rates beside them."""
+
+from importlib import import_module
+
+from metrics.evaluate import DEFAULT_MEASURES, evaluate
+from metrics.registry import Measure, make, names, parse
+
+# Modules whose import registers measures; a new measure family adds its module here.
+MEASURE_MODULES: tuple[str, ...] = ("metrics.ranked", "metrics.sets", "metrics.residual")
+for _module in MEASURE_MODULES:
+    import_module(_module)
+
+__all__ = ["DEFAULT_MEASURES", "MEASURE_MODULES", "Measure", "evaluate", "make", "names", "parse"]

@@ -1,0 +1,73 @@
+"""Means per topic group (category, language, tenant) from tidy per-topic scores.
+
+A group's value summarises its evaluated topics the way the whole evaluation does: the mean
+(topics without a value left out), the sum for counts (NumRel...) and the geometric mean for
+GMAP; so a group holding every topic reproduces the ``all`` row. A topic in several groups
+counts in each. Topics that no group names, and grouped topics that were not evaluated, are
+reported as warnings.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from metrics.registry import parse
+from pooljudge.errors import InputError
+
+__all__ = ["GROUP_COLUMNS", "group_means"]
+
+GROUP_COLUMNS = ["run", "group", "measure", "topics", "value"]
+
+
+def group_means(per_topic: pd.DataFrame, groups: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """Per (run, group, measure): the number of topics with a value and their summary.
+
+    ``per_topic``: tidy ``run, topic, measure, value`` (rows with topic ``all`` are ignored);
+    ``groups``: ``topic, group`` as read by ``pooljudge.groups_format.read_topic_groups``.
+    Groups keep the order of their first appearance in the groups file. Returns the table and
+    warnings.
+    """
+    rows = per_topic[per_topic["topic"] != "all"]
+    evaluated = set(rows["topic"])
+    named = set(groups["topic"])
+    warnings = []
+    ungrouped = evaluated - named
+    if ungrouped:
+        warnings.append(f"{len(ungrouped)} evaluated topic(s) belong to no group, e.g. "
+                        f"{min(ungrouped)}")
+    unknown = named - evaluated
+    if unknown:
+        warnings.append(f"{len(unknown)} grouped topic(s) were not evaluated, e.g. {min(unknown)}")
+    joined = rows.merge(groups, on="topic", how="inner")
+    order = {g: i for i, g in enumerate(pd.unique(groups["group"]))}
+    table = _aggregate(joined)
+    table["_order"] = table["group"].map(order)
+    runs = {r: i for i, r in enumerate(pd.unique(rows["run"]))}
+    table["_run"] = table["run"].map(runs)
+    table = table.sort_values(["_run", "_order"], kind="stable")
+    return table[GROUP_COLUMNS].reset_index(drop=True), warnings
+
+
+def _aggregate(joined: pd.DataFrame) -> pd.DataFrame:
+    """``run, group, measure, topics, value`` with each measure's own summary."""
+    keys = ["run", "group", "measure"]
+    table = joined.groupby(keys, sort=False)["value"].agg(
+        topics="count", value="mean", total="sum").reset_index()
+    kinds = table["measure"].map({m: _summary_kind(m) for m in pd.unique(table["measure"])})
+    table["value"] = table["value"].where(kinds != "sum", table["total"])
+    gmean = (kinds == "gmean").to_numpy()
+    if gmean.any():
+        logs = joined.assign(value=np.log(joined["value"].where(joined["value"] > 0)))
+        geometric = np.exp(logs.groupby(keys, sort=False)["value"].mean())
+        aligned = geometric.reindex(pd.MultiIndex.from_frame(table[keys])).to_numpy()
+        table.loc[gmean, "value"] = aligned[gmean]
+    return table
+
+
+def _summary_kind(measure: str) -> str:
+    """``mean``, ``sum`` or ``gmean`` for a registered measure name (``mean`` for others)."""
+    try:
+        return parse(measure).spec.summary
+    except InputError:
+        return "mean"

@@ -1,0 +1,178 @@
+"""The single join of a run with the qrels: per-topic ranked label arrays every measure reads.
+
+Layout (trec_eval's, vectorised): the ranked documents of all qrels topics are concatenated,
+topic by topic in the qrels' topic order; ``offsets[t]:offsets[t + 1]`` is topic ``t``'s
+ranking. ``labels`` holds each ranked document's qrels label, or :data:`UNJUDGED` when the qrels
+have no line for it. Negative labels are kept: they are judged (they count for ``Judged@k``) but
+never relevant, never a judged non-relevant document for Bpref, and carry no gain. A qrels topic
+the run skipped has an empty ranking; run topics that are not in the qrels are dropped and
+counted in ``run_only_topics``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from pooljudge.ranking import byte_order_codes, rank_positions
+from pooljudge.trec import QrelsColumns, RunColumns
+
+__all__ = ["UNJUDGED", "Qrels", "Ranking", "join", "prepare_qrels"]
+
+UNJUDGED = np.iinfo(np.int64).min
+
+
+@dataclass(frozen=True)
+class Qrels:
+    """Qrels prepared once for any number of runs.
+
+    ``topics`` are the distinct topic ids in byte order; ``labels_by_topic`` holds each topic's
+    labels sorted descending (``offsets`` delimit topics), the ideal ranking for nDCG.
+    """
+
+    topics: pa.Array
+    topic_of_row: np.ndarray
+    docs: pa.DictionaryArray
+    labels: np.ndarray
+    offsets: np.ndarray
+    labels_by_topic: np.ndarray
+
+    @property
+    def n_topics(self) -> int:
+        return len(self.topics)
+
+    def count(self, mask: np.ndarray) -> np.ndarray:
+        """Per topic, how many qrels rows satisfy ``mask`` (a boolean array over rows)."""
+        return np.bincount(self.topic_of_row[mask], minlength=self.n_topics)
+
+    def num_rel(self, rel: int) -> np.ndarray:
+        """Per topic, the number of relevant documents (label >= rel), retrieved or not."""
+        return self.count(self.labels >= rel)
+
+
+def prepare_qrels(columns: QrelsColumns) -> Qrels:
+    """Sort topics in byte order and build the per-topic descending label lists."""
+    topic_rank = byte_order_codes(columns.topic)
+    topics = pc.take(columns.topic.dictionary, pc.sort_indices(columns.topic.dictionary))
+    order = np.lexsort((-columns.label, topic_rank))
+    counts = np.bincount(topic_rank, minlength=len(topics))
+    return Qrels(
+        topics=topics,
+        topic_of_row=topic_rank,
+        docs=columns.doc,
+        labels=columns.label,
+        offsets=np.concatenate(([0], np.cumsum(counts))),
+        labels_by_topic=columns.label[order],
+    )
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """One run joined with the qrels: ranked labels per topic (see the module docstring)."""
+
+    qrels: Qrels
+    offsets: np.ndarray
+    labels: np.ndarray
+    run_only_topics: int
+    _cache: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def n_topics(self) -> int:
+        return self.qrels.n_topics
+
+    @property
+    def returned(self) -> np.ndarray:
+        """Per topic, the number of ranked documents."""
+        return np.diff(self.offsets)
+
+    @property
+    def topic(self) -> np.ndarray:
+        """Per ranked document, its topic's index."""
+        return self._cached("topic", lambda: np.repeat(np.arange(self.n_topics), self.returned))
+
+    @property
+    def rank(self) -> np.ndarray:
+        """Per ranked document, its 1-based rank within its topic."""
+        return self._cached(
+            "rank", lambda: np.arange(1, len(self.labels) + 1) - self.offsets[:-1][self.topic]
+        )
+
+    def relevant(self, rel: int) -> np.ndarray:
+        """Per ranked document, whether its label is >= rel (never for unjudged or negative)."""
+        return self._cached(("relevant", rel), lambda: self.labels >= rel)
+
+    def relevant_so_far(self, rel: int) -> np.ndarray:
+        """Per ranked document, the relevant documents at its rank or above (within the topic)."""
+        def compute() -> np.ndarray:
+            running = np.cumsum(self.relevant(rel))
+            before_topic = np.concatenate(([0], running))[self.offsets[:-1]]
+            return running - before_topic[self.topic]
+
+        return self._cached(("so_far", rel), compute)
+
+    def per_topic(self, values: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+        """Sum ``values`` (array over ranked documents, or a scalar) per topic, where ``mask``."""
+        topic = self.topic if mask is None else self.topic[mask]
+        if np.ndim(values) == 0:
+            return np.bincount(topic, minlength=self.n_topics).astype(np.float64) * values
+        weights = values if mask is None else values[mask]
+        return np.bincount(topic, weights=weights, minlength=self.n_topics)
+
+    def top(self, k: int) -> np.ndarray:
+        """Per ranked document, whether it is within the top ``k`` of its topic."""
+        return self._cached(("top", k), lambda: self.rank <= k)
+
+    def _cached(self, key, compute):
+        if key not in self._cache:
+            self._cache[key] = compute()
+        return self._cache[key]
+
+
+def join(qrels: Qrels, run: RunColumns, *, judged_only: bool = False) -> Ranking:
+    """Rank the run (score descending, doc id descending) and attach qrels labels.
+
+    With ``judged_only`` the documents without a judgment, or with a negative label, are removed
+    before ranks are counted (trec_eval -J: a condensed list).
+    """
+    topic_of_entry = pc.index_in(run.topic.dictionary, value_set=qrels.topics)
+    topic_of_entry = topic_of_entry.fill_null(-1).to_numpy().astype(np.int64)
+    topic = topic_of_entry[run.topic.indices.to_numpy()]
+    kept = topic >= 0
+    run_only = int(np.count_nonzero(topic_of_entry < 0))
+    labels = _labels(qrels, run, topic)
+    doc_order = byte_order_codes(run.doc)
+    scores = run.score
+    if not kept.all():
+        topic, labels, doc_order, scores = topic[kept], labels[kept], doc_order[kept], scores[kept]
+    order = rank_positions(topic, doc_order, scores)
+    topic, labels = topic[order], labels[order]
+    if judged_only:
+        judged = labels >= 0
+        topic, labels = topic[judged], labels[judged]
+    counts = np.bincount(topic, minlength=qrels.n_topics)
+    offsets = np.concatenate(([0], np.cumsum(counts)))
+    return Ranking(qrels=qrels, offsets=offsets, labels=labels, run_only_topics=run_only)
+
+
+def _labels(qrels: Qrels, run: RunColumns, topic: np.ndarray) -> np.ndarray:
+    """Per run row, its qrels label or UNJUDGED (pairs matched as int64 keys, not strings)."""
+    n_docs = max(len(run.doc.dictionary), 1)
+    doc_of_entry = pc.index_in(qrels.docs.dictionary, value_set=run.doc.dictionary)
+    doc_of_entry = doc_of_entry.fill_null(-1).to_numpy().astype(np.int64)
+    qrels_doc = doc_of_entry[qrels.docs.indices.to_numpy()]
+    present = qrels_doc >= 0
+    qrels_keys = qrels.topic_of_row[present] * n_docs + qrels_doc[present]
+    qrels_labels = qrels.labels[present]
+    order = np.argsort(qrels_keys)
+    qrels_keys, qrels_labels = qrels_keys[order], qrels_labels[order]
+    run_keys = topic * n_docs + run.doc.indices.to_numpy()
+    position = np.searchsorted(qrels_keys, run_keys)
+    position = np.minimum(position, max(len(qrels_keys) - 1, 0))
+    labels = np.full(len(run_keys), UNJUDGED, dtype=np.int64)
+    if len(qrels_keys):
+        found = (qrels_keys[position] == run_keys) & (topic >= 0)
+        labels[found] = qrels_labels[position[found]]
+    return labels

@@ -1,0 +1,189 @@
+"""Rank-based measures (trec_eval 10 ``-c`` semantics), each vectorised over all topics.
+
+Notation per topic: ``R`` = relevant documents in the qrels (label >= rel), ``rel_i`` = 1 when
+the document at rank i is relevant, ``k`` = the cutoff. A topic the run skipped scores 0 on
+every measure here; a topic with R = 0 scores 0 on every measure that divides by R.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from metrics.join import Ranking
+from metrics.registry import Measure, Param, Spec, make, register, register_alias
+
+__all__: list[str] = []
+
+GMAP_FLOOR = 1e-5
+REL_PARAM = Param("rel", int, 1, lambda v: v >= 1, "rel must be a positive integer")
+
+
+def safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """numerator / denominator, 0 where the denominator is 0."""
+    out = np.zeros(len(numerator), dtype=np.float64)
+    np.divide(numerator, denominator, out=out, where=denominator != 0)
+    return out
+
+
+def _within(r: Ranking, m: Measure) -> np.ndarray:
+    """Relevant documents within the cutoff (all ranks when the measure has none)."""
+    relevant = r.relevant(m["rel"])
+    return relevant if m.cutoff is None else relevant & r.top(int(m.cutoff))
+
+
+def precision(r: Ranking, m: Measure) -> np.ndarray:
+    """P@k = (sum_{i<=k} rel_i) / k; k is the divisor even when fewer than k were returned."""
+    return r.per_topic(1.0, _within(r, m)) / m.cutoff
+
+
+def recall(r: Ranking, m: Measure) -> np.ndarray:
+    """R@k = (sum_{i<=k} rel_i) / R; 0 when R = 0."""
+    return safe_divide(r.per_topic(1.0, _within(r, m)), r.qrels.num_rel(m["rel"]))
+
+
+def average_precision(r: Ranking, m: Measure) -> np.ndarray:
+    """AP = sum_i rel_i * P@i / R over ranks i (<= k for AP@k); R counts unretrieved ones too."""
+    mask = _within(r, m)
+    precision_at = r.relevant_so_far(m["rel"]) / r.rank
+    return safe_divide(r.per_topic(precision_at, mask), r.qrels.num_rel(m["rel"]))
+
+
+def geometric_ap(r: Ranking, m: Measure) -> np.ndarray:
+    """Per topic max(AP, 1e-5); the summary over topics is their geometric mean (GMAP)."""
+    return np.maximum(average_precision(r, m), GMAP_FLOOR)
+
+
+def reciprocal_rank(r: Ranking, m: Measure) -> np.ndarray:
+    """RR = 1 / (rank of the first relevant document), within k for RR@k; 0 when none."""
+    hits = np.flatnonzero(_within(r, m))
+    topics = r.topic[hits]
+    first = np.concatenate(([True], topics[1:] != topics[:-1]))[: len(topics)]
+    out = np.zeros(r.n_topics)
+    out[topics[first]] = 1.0 / r.rank[hits[first]]
+    return out
+
+
+def success(r: Ranking, m: Measure) -> np.ndarray:
+    """Success@k = 1 when a relevant document is in the top k, else 0."""
+    return (r.per_topic(1.0, _within(r, m)) > 0).astype(np.float64)
+
+
+def r_precision(r: Ranking, m: Measure) -> np.ndarray:
+    """Rprec = precision at rank R = (relevant in the top R) / R; 0 when R = 0."""
+    num_rel = r.qrels.num_rel(m["rel"])
+    mask = r.relevant(m["rel"]) & (r.rank <= num_rel[r.topic])
+    return safe_divide(r.per_topic(1.0, mask), num_rel)
+
+
+def bpref(r: Ranking, m: Measure) -> np.ndarray:
+    """trec_eval's Bpref = (1/R) * sum over retrieved relevant d of (1 - min(n_d, R) / min(R, N)).
+
+    ``n_d`` counts judged non-relevant documents (0 <= label < rel) ranked above d, ``N`` those
+    in the qrels; the term is 1 when n_d = 0. Unjudged and negative-label documents are skipped.
+    """
+    rel = m["rel"]
+    nonrel = (r.labels >= 0) & (r.labels < rel)
+    running = np.cumsum(nonrel)
+    before_topic = np.concatenate(([0], running))[r.offsets[:-1]]
+    nonrel_above = running - nonrel - before_topic[r.topic]
+    num_rel = r.qrels.num_rel(rel)
+    num_nonrel = r.qrels.count((r.qrels.labels >= 0) & (r.qrels.labels < rel))
+    relevant = r.relevant(rel)
+    topic = r.topic[relevant]
+    above = nonrel_above[relevant]
+    denominator = np.minimum(num_rel, num_nonrel)[topic]
+    penalty = np.zeros(len(above))
+    np.divide(np.minimum(above, num_rel[topic]), denominator, out=penalty, where=above > 0)
+    terms = np.bincount(topic, weights=1.0 - penalty, minlength=r.n_topics)
+    return safe_divide(terms, num_rel)
+
+
+def ndcg(r: Ranking, m: Measure) -> np.ndarray:
+    """nDCG(@k) = DCG / ideal DCG with DCG = sum_{i<=k} gain_i / log2(i + 1), gain = label.
+
+    Unjudged and negative labels have gain 0; ``rel`` does not apply. The ideal ranking sorts all
+    judged labels of the topic descending (cut at k). 0 when the ideal DCG is 0.
+    """
+    gain = np.where(r.labels > 0, r.labels, 0).astype(np.float64)
+    mask = None if m.cutoff is None else r.top(int(m.cutoff))
+    dcg = r.per_topic(gain / np.log2(r.rank + 1.0), mask)
+    qrels = r.qrels
+    counts = np.diff(qrels.offsets)
+    topic = np.repeat(np.arange(qrels.n_topics), counts)
+    position = np.arange(1, len(topic) + 1) - qrels.offsets[:-1][topic]
+    ideal_gain = np.where(qrels.labels_by_topic > 0, qrels.labels_by_topic, 0) / np.log2(
+        position + 1.0
+    )
+    keep = np.ones(len(topic), dtype=bool) if m.cutoff is None else position <= m.cutoff
+    ideal = np.bincount(topic[keep], weights=ideal_gain[keep], minlength=qrels.n_topics)
+    return safe_divide(dcg, ideal)
+
+
+def interpolated_precision(r: Ranking, m: Measure) -> np.ndarray:
+    """IPrec@x = max over ranks whose recall reaches x of the precision there.
+
+    "Reaches x" means at least c = (long)(x * R + 0.9) relevant documents (trec_eval 9 /
+    pytrec_eval, in double precision): the value is max_{j >= max(c, 1)} j / rank_j over the
+    retrieved relevant documents j; 0 when fewer than c were retrieved or none was.
+    """
+    return _iprec(r, m["rel"], float(m.cutoff))
+
+
+def eleven_point(r: Ranking, m: Measure) -> np.ndarray:
+    """The mean of IPrec at recall 0.0, 0.1, ..., 1.0 (trec_eval's 11pt_avg)."""
+    total = np.zeros(r.n_topics)
+    for level in (i / 10 for i in range(11)):  # elementwise, so a topic's value is independent
+        total += _iprec(r, m["rel"], level)
+    return total / 11
+
+
+def _iprec(r: Ranking, rel: int, level: float) -> np.ndarray:
+    num_rel = r.qrels.num_rel(rel)
+    needed = np.floor(level * num_rel + 0.9).astype(np.int64)
+    relevant = r.relevant(rel)
+    topic = r.topic[relevant]
+    count = r.relevant_so_far(rel)[relevant]
+    precision_at = count / r.rank[relevant]
+    reaches = count >= np.maximum(needed, 1)[topic]
+    out = np.zeros(r.n_topics)
+    np.maximum.at(out, topic[reaches], precision_at[reaches])
+    return out
+
+
+def _register() -> None:
+    cut, opt = "required", "optional"
+    rel = (REL_PARAM,)
+    for spec in (
+        Spec("P", precision, "precision at k", rel, cut),
+        Spec("R", recall, "recall at k", rel, cut),
+        Spec("AP", average_precision, "average precision", rel, opt),
+        Spec("GMAP", geometric_ap, "geometric mean of AP", rel, summary="gmean"),
+        Spec("RR", reciprocal_rank, "reciprocal rank", rel, opt),
+        Spec("Success", success, "a relevant document in the top k", rel, cut),
+        Spec("Rprec", r_precision, "precision at rank R", rel),
+        Spec("Bpref", bpref, "binary preference (trec_eval)", rel),
+        Spec("nDCG", ndcg, "normalised discounted cumulative gain", (), opt),
+        Spec("IPrec", interpolated_precision, "interpolated precision at recall", rel, cut,
+             cutoff_kind=float, cutoff_valid=lambda x: 0.0 <= x <= 1.0),
+        Spec("IPrec11", eleven_point, "11-point interpolated average precision", rel),
+    ):
+        register(spec)
+    for pattern, build, example in (
+        (r"P_(?P<k>\d+)", lambda g: make("P", g["k"]), "P_10"),
+        (r"recall_(?P<k>\d+)", lambda g: make("R", g["k"]), "recall_100"),
+        (r"map", lambda g: make("AP"), "map"),
+        (r"map_cut_(?P<k>\d+)", lambda g: make("AP", g["k"]), "map_cut_10"),
+        (r"gm_map", lambda g: make("GMAP"), "gm_map"),
+        (r"recip_rank", lambda g: make("RR"), "recip_rank"),
+        (r"success_(?P<k>\d+)", lambda g: make("Success", g["k"]), "success_10"),
+        (r"bpref", lambda g: make("Bpref"), "bpref"),
+        (r"ndcg", lambda g: make("nDCG"), "ndcg"),
+        (r"ndcg_cut_(?P<k>\d+)", lambda g: make("nDCG", g["k"]), "ndcg_cut_10"),
+        (r"iprec_at_recall_(?P<x>[0-9.]+)", lambda g: make("IPrec", g["x"]),
+         "iprec_at_recall_0.30"),
+        (r"11pt_avg", lambda g: make("IPrec11"), "11pt_avg"),
+    ):
+        register_alias(pattern, build, example=example)
+
+
+_register()

@@ -1,0 +1,104 @@
+"""Set-based measures, counts, and judgment coverage (Judged@k, Unjudged@k).
+
+Counts (NumQ, NumRel, NumRet, NumRelRet) are summed over topics in the summary row, as
+trec_eval does; everything else is averaged. A topic the run skipped has 0 returned documents:
+its SetP, SetR, SetF, Judged@k and Unjudged@k are 0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from metrics.join import UNJUDGED, Ranking
+from metrics.ranked import REL_PARAM, safe_divide
+from metrics.registry import Measure, Param, Spec, make, register, register_alias
+
+__all__: list[str] = []
+
+
+def _rel_ret(r: Ranking, m: Measure) -> np.ndarray:
+    return r.per_topic(1.0, r.relevant(m["rel"]))
+
+
+def set_precision(r: Ranking, m: Measure) -> np.ndarray:
+    """SetP = relevant retrieved / retrieved (the whole ranking); 0 when nothing was returned."""
+    return safe_divide(_rel_ret(r, m), r.returned)
+
+
+def set_recall(r: Ranking, m: Measure) -> np.ndarray:
+    """SetR = relevant retrieved / R; 0 when R = 0."""
+    return safe_divide(_rel_ret(r, m), r.qrels.num_rel(m["rel"]))
+
+
+def set_f(r: Ranking, m: Measure) -> np.ndarray:
+    """SetF = (1 + b^2) * SetP * SetR / (b^2 * SetP + SetR) with b = beta; 0 when both are 0."""
+    beta2 = float(m["beta"]) ** 2
+    p, q = set_precision(r, m), set_recall(r, m)
+    return safe_divide((1.0 + beta2) * p * q, beta2 * p + q)
+
+
+def num_q(r: Ranking, m: Measure) -> np.ndarray:
+    """NumQ = 1 per evaluated topic (every qrels topic); summed in the summary."""
+    return np.ones(r.n_topics)
+
+
+def num_rel(r: Ranking, m: Measure) -> np.ndarray:
+    """NumRel = R, the relevant documents in the qrels (label >= rel); summed."""
+    return r.qrels.num_rel(m["rel"]).astype(np.float64)
+
+
+def num_ret(r: Ranking, m: Measure) -> np.ndarray:
+    """NumRet = documents the run returned for the topic; summed."""
+    return r.returned.astype(np.float64)
+
+
+def num_rel_ret(r: Ranking, m: Measure) -> np.ndarray:
+    """NumRelRet = relevant documents the run returned; summed."""
+    return _rel_ret(r, m)
+
+
+def judged(r: Ranking, m: Measure) -> np.ndarray:
+    """Judged@k = judged documents in the top min(k, returned) / min(k, returned) (ir_measures).
+
+    Any qrels line counts as a judgment, negative labels included; 0 when nothing was returned.
+    """
+    k = int(m.cutoff)
+    count = r.per_topic(1.0, r.top(k) & (r.labels != UNJUDGED))
+    return safe_divide(count, np.minimum(r.returned, k))
+
+
+def unjudged(r: Ranking, m: Measure) -> np.ndarray:
+    """Unjudged@k = documents without any qrels line in the top k / k (k even if fewer returned)."""
+    k = int(m.cutoff)
+    return r.per_topic(1.0, r.top(k) & (r.labels == UNJUDGED)) / k
+
+
+def _register() -> None:
+    beta = Param("beta", float, 1.0, lambda v: v >= 0, "beta must be >= 0")
+    for spec in (
+        Spec("SetP", set_precision, "precision of the whole ranking", (REL_PARAM,)),
+        Spec("SetR", set_recall, "recall of the whole ranking", (REL_PARAM,)),
+        Spec("SetF", set_f, "F-measure of SetP and SetR", (REL_PARAM, beta)),
+        Spec("NumQ", num_q, "number of topics", summary="sum"),
+        Spec("NumRel", num_rel, "relevant documents in the qrels", (REL_PARAM,), summary="sum"),
+        Spec("NumRet", num_ret, "documents returned", summary="sum"),
+        Spec("NumRelRet", num_rel_ret, "relevant documents returned", (REL_PARAM,), summary="sum"),
+        Spec("Judged", judged, "share of the top k that has a judgment", (), "required"),
+        Spec("Unjudged", unjudged, "unjudged documents in the top k, divided by k", (),
+             "required"),
+    ):
+        register(spec)
+    for pattern, build, example in (
+        (r"set_P", lambda g: make("SetP"), "set_P"),
+        (r"set_recall", lambda g: make("SetR"), "set_recall"),
+        (r"set_F", lambda g: make("SetF"), "set_F"),
+        (r"num_q", lambda g: make("NumQ"), "num_q"),
+        (r"num_rel", lambda g: make("NumRel"), "num_rel"),
+        (r"num_ret", lambda g: make("NumRet"), "num_ret"),
+        (r"num_rel_ret", lambda g: make("NumRelRet"), "num_rel_ret"),
+        (r"unj_(?P<k>\d+)", lambda g: make("Unjudged", g["k"]), "unj_10"),
+    ):
+        register_alias(pattern, build, example=example)
+
+
+_register()

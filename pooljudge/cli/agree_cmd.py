@@ -1,0 +1,92 @@
+"""``pooljudge agree --campaign C``: inter-annotator agreement of a campaign (table or JSON)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import pandas as pd
+
+from pooljudge.cli.common import add_db_option, open_database
+from pooljudge.errors import UsageError
+from pooljudge.fileio import atomic_writer
+
+__all__ = ["register", "render_table"]
+
+_UNDEFINED = "undefined"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "agree", help="agreement between annotators (kappa, alpha, specific agreement)",
+        description="For every two annotators: shared pairs, raw agreement, Cohen's kappa "
+                    "(weighted kappa on graded scales), positive/negative specific agreement, "
+                    "prevalence and a bootstrap CI of kappa over topics; overall Fleiss' kappa "
+                    "and Krippendorff's alpha. An undefined value prints as 'undefined' "
+                    "(null in JSON), never 0.")
+    parser.add_argument("--campaign", required=True, metavar="CAMPAIGN")
+    parser.add_argument("--format", choices=("table", "json"), default="table")
+    parser.add_argument("--per-topic", action="store_true", help="also report every topic")
+    parser.add_argument("--relevant", type=int, metavar="T",
+                        help="labels >= T are positive for specific agreement and prevalence "
+                             "(default: every label above the lowest)")
+    parser.add_argument("--resamples", type=int, default=1000, metavar="N",
+                        help="bootstrap resamples of topics for the kappa CI (0: no CI)")
+    parser.add_argument("--confidence", type=float, default=0.95, metavar="P")
+    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    parser.add_argument("-o", "--output", default="-", metavar="FILE", help="default: stdout")
+    add_db_option(parser)
+    parser.set_defaults(handler=_agree)
+
+
+def _agree(args: argparse.Namespace) -> int:
+    from annotate.agreement import BootstrapSpec, agreement_report
+    from annotate.db import session_scope
+    from annotate.store import get_campaign, judgments_frame
+
+    if args.resamples < 0 or not 0 < args.confidence < 1:
+        raise UsageError("--resamples must be >= 0 and --confidence between 0 and 1")
+    spec = (BootstrapSpec(confidence=args.confidence, n_resamples=args.resamples, seed=args.seed)
+            if args.resamples else None)
+    with open_database(args) as engine, session_scope(engine, readonly=True) as session:
+        scale = get_campaign(session, name=args.campaign).scale.values
+        frame = judgments_frame(session, campaign=args.campaign, kind="judgment")
+    report = agreement_report(frame, scale, relevant=args.relevant, per_topic=args.per_topic,
+                              spec=spec)
+    text = (json.dumps(report.to_json(), indent=2, allow_nan=False) + "\n"
+            if args.format == "json" else render_table(report))
+    with atomic_writer(args.output) as handle:
+        handle.write(text)
+    return 0
+
+
+def render_table(report) -> str:
+    """The report as aligned text: pairs, overall coefficients, then per topic on request."""
+    lines = ["Annotator pairs", _frame_text(report.pairs), "", "Overall"]
+    width = max(len(key) for key in report.overall)
+    lines += [f"  {key:<{width}}  {_cell(value)}" for key, value in report.overall.items()
+              if not (key.endswith("_note") and value is None)]
+    ci = report.settings.get("kappa_ci")
+    if ci:
+        lines += ["", f"kappa_ci_low/high: {ci['confidence']:.0%} {ci['method']} bootstrap CI of "
+                      f"cohen_kappa over topics ({ci['resamples']} resamples, seed {ci['seed']})"]
+    lines.append(f"positive labels: >= {report.settings['positive_from']}")
+    if report.per_topic_overall is not None and report.per_topic_pairs is not None:
+        lines += ["", "Per topic", _frame_text(report.per_topic_overall), "",
+                  "Per topic and annotator pair", _frame_text(report.per_topic_pairs)]
+    return "\n".join(lines) + "\n"
+
+
+def _frame_text(frame: pd.DataFrame) -> str:
+    if frame.empty:
+        return "(no annotators share a judged pair)"
+    shown = frame.astype(object).map(_cell)
+    return shown.to_string(index=False)
+
+
+def _cell(value: object) -> str:
+    if value is None or value is pd.NA or (isinstance(value, float) and pd.isna(value)):
+        return _UNDEFINED
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return str(value)

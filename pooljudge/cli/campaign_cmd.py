@@ -1,0 +1,207 @@
+"""``pooljudge init``, ``annotators add|list|remove`` and ``campaigns list|show``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from pooljudge.cli.common import add_db_option, open_database, print_frame
+from pooljudge.errors import InputError, UsageError
+
+__all__ = ["parse_scale", "register"]
+
+DEFAULT_URL = "http://127.0.0.1:8501"
+_RANGE = re.compile(r"^(-?\d+)-(-?\d+)$")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    _register_init(subparsers)
+    _register_annotators(subparsers)
+    _register_campaigns(subparsers)
+
+
+def parse_scale(spec: str):
+    """``binary``, ``LO-HI`` (e.g. ``0-3``) or a JSON file of labels, as a LabelScale."""
+    from annotate.records import LabelScale
+
+    if spec == "binary":
+        return LabelScale.binary()
+    match = _RANGE.match(spec)
+    if match:
+        lo, hi = int(match.group(1)), int(match.group(2))
+        if hi <= lo:
+            raise UsageError(f"--scale {spec}: the highest grade must exceed the lowest")
+        return LabelScale.range(lo, hi)
+    if spec.endswith(".json") or Path(spec).is_file():
+        return LabelScale.from_json(spec)
+    raise UsageError(f"--scale {spec!r}: expected binary, LO-HI (such as 0-3) or a .json file")
+
+
+def _register_init(subparsers: argparse._SubParsersAction) -> None:
+    from annotate.records import JUDGING_ORDERS
+
+    parser = subparsers.add_parser(
+        "init", help="create a judging campaign from topics, documents and a pool",
+        description="Create a judging campaign. Only the pool's topics and documents are stored.")
+    parser.add_argument("campaign", metavar="CAMPAIGN", help="the campaign's name")
+    parser.add_argument("--topics", required=True, metavar="FILE",
+                        help="TREC topic file, TSV with a header, or JSONL")
+    parser.add_argument("--docs", required=True, nargs="+", metavar="FILE",
+                        help="JSONL, TSV with a header, or TREC <DOC> files")
+    parser.add_argument("--pool", required=True, metavar="POOL.tsv", help="pool file")
+    parser.add_argument("--scale", default="binary",
+                        help="binary (default), LO-HI such as 0-3, or a JSON file of labels")
+    parser.add_argument("--overlap", type=int, default=1, metavar="K",
+                        help="distinct annotators per pair (default 1)")
+    parser.add_argument("--order", default="pool", choices=sorted(JUDGING_ORDERS),
+                        help="judging order (default: pool)")
+    parser.add_argument("--assign", default="pair", choices=("pair", "topic"),
+                        help="assignment: any pair to anyone, or topics kept by who started them")
+    parser.add_argument("--guidelines", metavar="FILE.md", help="judging guidelines (Markdown)")
+    parser.add_argument("--show-others-labels", action="store_true",
+                        help="let annotators see each other's labels")
+    add_db_option(parser)
+    parser.set_defaults(handler=_init)
+
+
+def _init(args: argparse.Namespace) -> int:
+    from annotate.db import session_scope
+    from annotate.store import create_campaign
+    from pooljudge.collection import check_pool_members, read_documents, read_topics
+    from pooljudge.trec import read_pool
+
+    if args.overlap < 1:
+        raise UsageError(f"--overlap must be at least 1, got {args.overlap}")
+    scale = parse_scale(args.scale)
+    guidelines = _read_text(args.guidelines) if args.guidelines else ""
+    topics = read_topics(args.topics)
+    documents = read_documents(args.docs)
+    pool = read_pool(args.pool)
+    check_pool_members(pool, topics, documents, args.pool)
+    with open_database(args) as engine, session_scope(engine) as session:
+        info = create_campaign(
+            session, name=args.campaign, scale=scale, overlap=args.overlap, order=args.order,
+            assign_mode=args.assign, guidelines=guidelines,
+            show_others_labels=args.show_others_labels, topics=topics, documents=documents,
+            pool=pool)
+    print(f"campaign {info.name}: {pool['topic'].nunique()} topics, "
+          f"{pool['doc'].nunique()} documents, {len(pool)} pairs, overlap {info.overlap}, "
+          f"order {info.order}, assignment by {info.assign_mode}")
+    return 0
+
+
+def _read_text(path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError("no such file", path=path) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read: {exc}", path=path) from None
+
+
+def _register_annotators(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("annotators", help="add, list or remove annotators",
+                                   description="Manage a campaign's annotators.")
+    actions = parser.add_subparsers(title="actions", metavar="ACTION", parser_class=type(parser))
+    actions.required = True
+    add = actions.add_parser("add", help="add an annotator and print their login link")
+    add.add_argument("name", metavar="NAME")
+    add.add_argument("--role", default="annotator", choices=("annotator", "adjudicator", "admin"))
+    add.add_argument("--admin", action="store_true", help="same as --role admin")
+    add.add_argument("--url", default=None,
+                     help=f"the app's address (default: $POOLJUDGE_URL or {DEFAULT_URL})")
+    listing = actions.add_parser("list", help="list annotators with their judgment counts")
+    listing.add_argument("--all", action="store_true", help="include removed annotators")
+    listing.add_argument("--format", choices=("table", "tsv"), default="table")
+    remove = actions.add_parser("remove", help="remove an annotator (judgments are kept)")
+    remove.add_argument("name", metavar="NAME")
+    for sub, handler in ((add, _annotators_add), (listing, _annotators_list),
+                         (remove, _annotators_remove)):
+        sub.add_argument("--campaign", required=True, metavar="CAMPAIGN")
+        add_db_option(sub)
+        sub.set_defaults(handler=handler)
+
+
+def _annotators_add(args: argparse.Namespace) -> int:
+    from annotate.db import session_scope
+    from annotate.store import add_annotator
+
+    role = "admin" if args.admin else args.role
+    with open_database(args) as engine, session_scope(engine) as session:
+        token = add_annotator(session, campaign=args.campaign, name=args.name, role=role)
+    base = (args.url or os.environ.get("POOLJUDGE_URL") or DEFAULT_URL).rstrip("/")
+    print(f"{base}/?token={token}")
+    return 0
+
+
+def _annotators_list(args: argparse.Namespace) -> int:
+    from annotate.db import session_scope
+    from annotate.store import list_annotators
+
+    with open_database(args) as engine, session_scope(engine, readonly=True) as session:
+        frame = list_annotators(session, campaign=args.campaign, include_removed=args.all)
+    print_frame(frame, args.format)
+    return 0
+
+
+def _annotators_remove(args: argparse.Namespace) -> int:
+    from annotate.db import session_scope
+    from annotate.store import remove_annotator
+
+    with open_database(args) as engine, session_scope(engine) as session:
+        remove_annotator(session, campaign=args.campaign, name=args.name)
+    print(f"removed {args.name} from {args.campaign} (their judgments are kept)")
+    return 0
+
+
+def _register_campaigns(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("campaigns", help="list campaigns or show one's progress",
+                                   description="List campaigns, or show one with its progress.")
+    actions = parser.add_subparsers(title="actions", metavar="ACTION", parser_class=type(parser))
+    actions.required = True
+    listing = actions.add_parser("list", help="every campaign with its progress")
+    show = actions.add_parser("show", help="one campaign: settings and progress per topic")
+    show.add_argument("campaign", metavar="CAMPAIGN")
+    for sub, handler in ((listing, _campaigns_list), (show, _campaigns_show)):
+        sub.add_argument("--format", choices=("table", "tsv"), default="table")
+        add_db_option(sub)
+        sub.set_defaults(handler=handler)
+
+
+def _campaigns_list(args: argparse.Namespace) -> int:
+    from annotate.db import session_scope
+    from annotate.store import campaign_summary, list_campaigns
+
+    with open_database(args) as engine, session_scope(engine, readonly=True) as session:
+        rows = [campaign_summary(session, campaign=c.name) for c in list_campaigns(session)]
+    columns = ["name", "topics", "pairs", "overlap", "annotators", "judgments_done",
+               "judgments_needed", "complete_pairs"]
+    frame = pd.DataFrame(rows, columns=columns)
+    frame["done"] = _percent(frame["judgments_done"], frame["judgments_needed"])
+    print_frame(frame, args.format)
+    return 0
+
+
+def _campaigns_show(args: argparse.Namespace) -> int:
+    from annotate.db import session_scope
+    from annotate.store import campaign_summary, progress
+
+    with open_database(args) as engine, session_scope(engine, readonly=True) as session:
+        summary = campaign_summary(session, campaign=args.campaign)
+        per_topic = progress(session, campaign=args.campaign)
+    per_topic["done"] = _percent(per_topic["judgments_done"], per_topic["judgments_needed"])
+    if args.format == "table":
+        for key, value in summary.items():
+            print(f"{key:>18}: {value}")
+        print()
+    print_frame(per_topic, args.format)
+    return 0
+
+
+def _percent(done: pd.Series, needed: pd.Series) -> pd.Series:
+    share = (100.0 * done / needed.where(needed > 0)).fillna(0.0)
+    return share.map(lambda x: f"{x:.1f}%")

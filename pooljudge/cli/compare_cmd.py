@@ -1,0 +1,86 @@
+"""``pooljudge compare QRELS RUN... -m M [--baseline RUN]``: paired significance tests over topics.
+
+Each run against the baseline (or every pair of runs): the paired t-test and a seeded paired
+randomization test (scipy), Holm's correction across the comparisons of each measure, the mean
+difference and Cohen's d for paired samples. Fewer than 25 topics draw a warning.
+``--topic-groups FILE`` repeats the comparisons within each group of topics (column ``group``;
+``all`` = every topic), so the means per group appear beside their tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import pandas as pd
+
+from pooljudge.cli.trust_common import (
+    add_format_option,
+    add_measure_option,
+    emit,
+    measures_from,
+    read_runs,
+    render,
+    warn,
+)
+from pooljudge.errors import UsageError
+
+HELP = "paired significance tests between runs (t-test, randomization, Holm, effect sizes)"
+DEFAULT = ("AP",)
+ALL = "all"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("compare", help=HELP, description=__doc__.splitlines()[0])
+    parser.add_argument("qrels", metavar="QRELS", help="qrels file: topic iteration doc label")
+    parser.add_argument("runs", metavar="RUN", nargs="+", help="run files (plain or .gz)")
+    add_measure_option(parser, DEFAULT)
+    parser.add_argument("--baseline", metavar="RUN",
+                        help="compare every run with this one (its name: file name without "
+                             "folder and .gz); default: every pair of runs")
+    parser.add_argument("--topic-groups", metavar="FILE",
+                        help="'topic group' lines: also compare within each group")
+    parser.add_argument("--resamples", type=int, default=10_000,
+                        help="randomization test resamples (default 10000)")
+    parser.add_argument("--seed", type=int, default=0, help="randomization seed (default 0)")
+    add_format_option(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from metrics.compare import compare
+    from metrics.evaluate import load_qrels, score, tidy
+    from metrics.registry import parse
+    from pooljudge.groups_format import read_topic_groups
+
+    if args.resamples < 1:
+        raise UsageError(f"--resamples must be at least 1, got {args.resamples}")
+    measures = [parse(m) for m in measures_from(args)]
+    qrels = load_qrels(args.qrels)
+    runs = read_runs(args.runs)
+    if len(runs) < 2:
+        raise UsageError("compare needs at least two runs")
+    if args.baseline is not None and args.baseline not in runs:
+        raise UsageError(f"--baseline {args.baseline!r} is not among the runs: "
+                         f"{', '.join(runs)}")
+    per_topic = tidy([score(qrels, n, r, measures) for n, r in runs.items()], per_topic=True)
+    per_topic = per_topic[per_topic["topic"] != "all"]
+    subsets = {ALL: per_topic}
+    if args.topic_groups:
+        groups = read_topic_groups(args.topic_groups)
+        for name, topics in groups.groupby("group", sort=False)["topic"]:
+            subsets[str(name)] = per_topic[per_topic["topic"].isin(set(topics))]
+    tables = []
+    for name, rows in subsets.items():
+        if rows.empty:
+            warn("compare", f"topic group {name!r}: none of its topics was evaluated")
+            continue
+        table, warnings = compare(rows, baseline=args.baseline, n_resamples=args.resamples,
+                                  seed=args.seed)
+        for message in warnings:
+            warn("compare", message if name == ALL else f"group {name!r}: {message}")
+        tables.append(table.assign(group=name) if args.topic_groups else table)
+    result = pd.concat(tables, ignore_index=True)
+    if args.topic_groups:
+        result = result[["group", *[c for c in result.columns if c != "group"]]]
+    emit(render(result, args.format), args.output)
+    return 0

@@ -1,0 +1,78 @@
+"""``pooljudge correlate QRELS_A QRELS_B RUN...``: how system orderings change between judgments.
+
+Every run is scored under both judgment sets; per measure the command reports Kendall's tau
+(scipy, tau-b), tau_AP (Yilmaz, Aslam & Robertson 2008; A is the reference), and the pairs of
+runs that swap places. ``table`` prints the summary, each run's ranks and the swapped pairs;
+``tsv`` prints one row per run and measure (``measure run score_a rank_a score_b rank_b change``);
+``json`` gives all three.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import pandas as pd
+
+from pooljudge.cli.trust_common import (
+    add_format_option,
+    add_measure_option,
+    emit,
+    measures_from,
+    read_runs,
+    records,
+    render,
+    warn,
+)
+
+HELP = "compare system orderings under two judgment sets (Kendall's tau, tau_AP, swaps)"
+DEFAULT = ("AP", "P@10", "nDCG@10")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("correlate", help=HELP, description=__doc__.splitlines()[0])
+    parser.add_argument("qrels_a", metavar="QRELS_A", help="reference judgments")
+    parser.add_argument("qrels_b", metavar="QRELS_B", help="other judgments")
+    parser.add_argument("runs", metavar="RUN", nargs="+", help="run files (plain or .gz)")
+    add_measure_option(parser, DEFAULT)
+    add_format_option(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from metrics.correlate import correlate, ordering, swapped_pairs
+    from metrics.evaluate import load_qrels, score, tidy
+    from metrics.registry import parse
+
+    measures = [parse(m) for m in measures_from(args)]
+    qrels_a, qrels_b = load_qrels(args.qrels_a), load_qrels(args.qrels_b)
+    runs = read_runs(args.runs)
+    if len(runs) < 2:
+        warn("correlate", "one run has no ordering to compare: tau is undefined")
+    means = [tidy([score(q, name, columns, measures) for name, columns in runs.items()],
+                  per_topic=False) for q in (qrels_a, qrels_b)]
+    summary, changes = correlate(*means)
+    swaps = []
+    for measure in summary["measure"]:
+        a, b = (_scores(m, measure) for m in means)
+        swaps += [{"measure": measure, "above_in_a": x, "above_in_b": y}
+                  for x, y in swapped_pairs(ordering(a), ordering(b.reindex(a.index)))]
+    swap_frame = pd.DataFrame(swaps, columns=["measure", "above_in_a", "above_in_b"])
+    emit(_output(summary, changes, swap_frame, args.format), args.output)
+    return 0
+
+
+def _scores(means: pd.DataFrame, measure: str) -> pd.Series:
+    rows = means[means["measure"] == measure]
+    return pd.Series(rows["value"].to_numpy(float), index=rows["run"].to_numpy())
+
+
+def _output(summary: pd.DataFrame, changes: pd.DataFrame, swaps: pd.DataFrame, fmt: str) -> str:
+    if fmt == "tsv":
+        return render(changes, "tsv")
+    if fmt == "json":
+        document = {"summary": records(summary), "runs": records(changes),
+                    "swaps": records(swaps)}
+        return json.dumps(document, indent=1, ensure_ascii=False) + "\n"
+    return (f"{render(summary, 'table')}\nranks under A and B (change > 0: higher under B)\n"
+            f"{render(changes, 'table')}\npairs that swap places\n{render(swaps, 'table')}")

@@ -1,0 +1,126 @@
+"""``pooljudge eval QRELS RUN...``: trec_eval-exact scores with unjudged rates beside them."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+import pandas as pd
+
+from pooljudge.errors import InputError, UsageError
+from pooljudge.fileio import atomic_writer, progress
+
+HELP = "evaluate runs against qrels (trec_eval -c numbers, unjudged rates beside them)"
+TABLE_COVERAGE = "Unjudged@10"
+MIN_TOPICS = 25
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("eval", help=HELP, description=HELP)
+    parser.add_argument("qrels", metavar="QRELS", help="qrels file: topic iteration doc label")
+    parser.add_argument("runs", metavar="RUN", nargs="+", help="run files (plain or .gz)")
+    parser.add_argument(
+        "-m", "--measure", action="append", metavar="MEASURE", dest="measures",
+        help="measure name such as P@10, P(rel=2)@10, nDCG@10, AP, Judged@10 or a trec_eval "
+             "name (P_10, map); repeat the option or separate names by blanks. Default: "
+             "P@10 nDCG@10 AP RR R@100 Judged@10",
+    )
+    parser.add_argument("--per-topic", action="store_true", help="also print every topic's values")
+    parser.add_argument("--topic-groups", metavar="FILE",
+                        help="'topic group' lines: print means per group instead "
+                             "(columns run group measure topics value)")
+    parser.add_argument("--judged-only", action="store_true",
+                        help="drop unjudged documents before scoring (trec_eval -J)")
+    parser.add_argument("--format", choices=("table", "tsv", "json"), default="table",
+                        help="table (default): means per run; tsv: run topic measure value")
+    parser.add_argument("-o", "--output", default="-", metavar="FILE",
+                        help="write here instead of standard output (atomically)")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from metrics.evaluate import DEFAULT_MEASURES, load_qrels, load_runs, parse_all, score, tidy
+    from pooljudge.cli.trust_common import group_text
+    from pooljudge.groups_format import read_topic_groups
+
+    names = [n for given in (args.measures or DEFAULT_MEASURES) for n in given.split()]
+    try:
+        measures = parse_all(names)
+    except InputError as exc:
+        raise UsageError(f"-m/--measure: {exc}") from None
+    computed = list(measures)
+    if args.format == "table":
+        computed = list(dict.fromkeys([*measures, *parse_all([TABLE_COVERAGE])]))
+    groups = read_topic_groups(args.topic_groups) if args.topic_groups else None
+    qrels = load_qrels(args.qrels)
+    results = []
+    for name, columns in progress(load_runs(args.runs), total=len(args.runs), desc="runs",
+                                  unit="run"):
+        result = score(qrels, name, columns, computed, judged_only=args.judged_only)
+        _warn(result, computed)
+        results.append(result)
+    if qrels.n_topics < MIN_TOPICS:
+        _note(f"only {qrels.n_topics} topics evaluated: fewer than {MIN_TOPICS} are too few to "
+              "rank systems reliably")
+    if groups is not None:
+        text = group_text("eval", results, groups, args.format)
+    else:
+        frame = tidy(results, per_topic=args.per_topic)
+        text = _render(frame, args.format, [str(m) for m in measures])
+    with atomic_writer(args.output) as handle:
+        handle.write(text)
+    return 0
+
+
+def _warn(result, measures: Sequence) -> None:
+    """Warnings about topics only in the run and topics where the run returned fewer than k."""
+    if result.run_only_topics:
+        _note(f"{result.name}: {result.run_only_topics} topic(s) only in the run, not in the "
+              "qrels: ignored")
+    missing = int((result.returned == 0).sum())
+    if missing:
+        _note(f"{result.name}: {missing} qrels topic(s) missing from the run score 0")
+    cutoffs = [int(m.cutoff) for m in measures if isinstance(m.cutoff, int)]
+    if cutoffs:
+        k = max(cutoffs)
+        short = int(((result.returned > 0) & (result.returned < k)).sum())
+        if short:
+            _note(f"{result.name}: fewer than {k} documents returned for {short} topic(s)")
+    for measure in measures:
+        never = int(pd.isna(result.values[measure]).sum()) if measure.name == "RecallDepth" else 0
+        if never:
+            _note(f"{result.name}: {never} topic(s) never reach the recall of {measure}: no value")
+
+
+def _note(message: str) -> None:
+    print(f"pooljudge eval: warning: {message}", file=sys.stderr)
+
+
+def _render(frame: pd.DataFrame, fmt: str, shown: list[str]) -> str:
+    if fmt == "tsv":
+        lines = ["run\ttopic\tmeasure\tvalue"]
+        lines += [f"{r}\t{t}\t{m}\t{v!r}" for r, t, m, v in zip(
+            frame["run"], frame["topic"], frame["measure"], frame["value"].astype(float),
+            strict=True)]
+        return "\n".join(lines) + "\n"
+    if fmt == "json":
+        records = [{"run": r, "topic": t, "measure": m, "value": float(v)} for r, t, m, v in zip(
+            frame["run"], frame["topic"], frame["measure"], frame["value"], strict=True)]
+        return json.dumps(records, indent=1) + "\n"
+    return _table(frame, shown)
+
+
+def _table(frame: pd.DataFrame, shown: list[str]) -> str:
+    """Means per run (and per topic with --per-topic), plus the unjudged share of the top 10."""
+    wide = frame.pivot_table(index=["run", "topic"], columns="measure", values="value",
+                             sort=False)
+    coverage = wide[TABLE_COVERAGE]
+    wide = wide[[m for m in shown if m != TABLE_COVERAGE]]
+    wide["unjudged@10"] = coverage
+    wide = wide.reset_index()
+    text = wide.to_string(index=False, float_format=lambda v: f"{v:.4f}")
+    legend = ("topic 'all' = mean over the evaluated topics; unjudged@10 = share of the top 10 "
+              "with no judgment (Unjudged@10)")
+    return f"{text}\n{legend}\n"

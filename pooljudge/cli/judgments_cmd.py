@@ -1,0 +1,143 @@
+"""``pooljudge judgments import FILE`` (all or nothing) and ``pooljudge judgments export``."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import re
+
+import numpy as np
+import pandas as pd
+
+from pooljudge.cli.common import add_db_option, open_database
+from pooljudge.errors import InputError, UsageError
+from pooljudge.fileio import atomic_writer, read_bytes
+
+__all__ = ["EXPORT_COLUMNS", "read_judgments", "register"]
+
+REQUIRED = ("annotator", "topic", "doc", "label")
+EXPORT_COLUMNS = ("annotator", "topic", "doc", "label", "version", "time", "seconds", "source",
+                  "comment", "kind")
+_PANDAS_LINE = re.compile(r"line (\d+)")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("judgments", help="import or export judgment rows",
+                                   description="Import or export a campaign's judgment rows.")
+    actions = parser.add_subparsers(title="actions", metavar="ACTION", parser_class=type(parser))
+    actions.required = True
+    imp = actions.add_parser(
+        "import", help="import judgments (TSV/CSV/JSONL, or TREC qrels with --as NAME)",
+        description="Import judgments, all or nothing. Columns: annotator topic doc label, "
+                    "optional time seconds comment source kind.")
+    imp.add_argument("file", metavar="FILE")
+    imp.add_argument("--as", dest="as_name", metavar="NAME",
+                     help="read FILE as TREC qrels, labelled by the non-human annotator NAME")
+    imp.add_argument("--new-annotator", action="append", default=[], metavar="NAME",
+                     help="create NAME as a non-human label source (e.g. llm); repeatable")
+    imp.add_argument("--source", choices=("import", "automatic", "human"), default=None,
+                     help="source of rows without one (default: import; automatic with --as)")
+    exp = actions.add_parser("export", help="every judgment row as TSV")
+    exp.add_argument("-o", "--output", default="-", metavar="FILE", help="default: stdout")
+    for sub, handler in ((imp, _import), (exp, _export)):
+        sub.add_argument("--campaign", required=True, metavar="CAMPAIGN")
+        add_db_option(sub)
+        sub.set_defaults(handler=handler)
+
+
+def read_judgments(path: str, *, as_name: str | None = None) -> tuple[pd.DataFrame, np.ndarray]:
+    """The rows of a judgments file (all values as text) and each row's line number.
+
+    TSV or CSV with a header, JSONL, or (with ``as_name``) TREC qrels ``topic 0 doc label``.
+    """
+    if as_name is not None:
+        from pooljudge.trec import read_qrels
+
+        qrels = read_qrels(path)
+        lines = _data_line_numbers(read_bytes(path))
+        frame = qrels.assign(annotator=as_name, label=qrels["label"].astype(str))
+        return frame[list(REQUIRED)], lines
+    raw = read_bytes(path)
+    text = raw.decode("utf-8-sig", errors="strict") if _utf8(raw, path) else ""
+    if text.lstrip().startswith("{"):
+        return _read_jsonl(text, path)
+    first = text.splitlines()[0]
+    sep = "\t" if "\t" in first else ","
+    try:
+        frame = pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False,
+                            skip_blank_lines=False, quoting=csv.QUOTE_MINIMAL)
+    except (pd.errors.ParserError, ValueError) as exc:
+        match = _PANDAS_LINE.search(str(exc))
+        raise InputError(f"cannot parse: {exc}", path=path,
+                         line=int(match.group(1)) if match else None) from None
+    missing = [c for c in REQUIRED if c not in frame.columns]
+    if missing:
+        raise InputError(f"header lacks column(s) {', '.join(missing)} (for TREC qrels, "
+                         "use --as NAME)", path=path, line=1)
+    keep = (frame != "").any(axis=1).to_numpy()
+    return frame[keep].reset_index(drop=True), np.flatnonzero(keep) + 2
+
+
+def _utf8(raw: bytes, path: str) -> bool:
+    try:
+        raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError("not valid UTF-8", path=path,
+                         line=raw[: exc.start].count(b"\n") + 1) from None
+    return True
+
+
+def _read_jsonl(text: str, path: str) -> tuple[pd.DataFrame, np.ndarray]:
+    rows, lines = [], []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"not valid JSON: {exc.msg}", path=path, line=number) from None
+        missing = [c for c in REQUIRED if not isinstance(record, dict) or c not in record]
+        if missing:
+            raise InputError(f"missing field(s) {', '.join(missing)}", path=path, line=number)
+        rows.append({k: "" if v is None else str(v) for k, v in record.items()})
+        lines.append(number)
+    return pd.DataFrame(rows).fillna(""), np.array(lines)
+
+
+def _data_line_numbers(raw: bytes) -> np.ndarray:
+    """Line numbers of qrels data lines (not blank, not ``#`` comments), as read_qrels reads."""
+    return np.array([n for n, line in enumerate(raw.split(b"\n"), start=1)
+                     if line.strip() and not line.strip().startswith(b"#")])
+
+
+def _import(args: argparse.Namespace) -> int:
+    from annotate.db import session_scope
+    from annotate.store import import_judgments
+
+    frame, lines = read_judgments(args.file, as_name=args.as_name)
+    sources = [*args.new_annotator, *([args.as_name] if args.as_name else [])]
+    default = args.source or ("automatic" if args.as_name else "import")
+    if "time" not in frame and "created_at" in frame:
+        frame = frame.rename(columns={"created_at": "time"})
+    with open_database(args) as engine, session_scope(engine) as session:
+        count = import_judgments(session, campaign=args.campaign, frame=frame, path=args.file,
+                                 lines=lines, label_sources=sources, source=default)
+    print(f"imported {count} judgments into {args.campaign}")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from annotate.db import session_scope
+    from annotate.store import judgments_frame
+
+    if args.output != "-" and not args.output.strip():
+        raise UsageError("-o needs a file name")
+    with open_database(args) as engine, session_scope(engine, readonly=True) as session:
+        frame = judgments_frame(session, campaign=args.campaign, latest_only=False)
+    frame = frame.rename(columns={"created_at": "time"})
+    frame["time"] = pd.to_datetime(frame["time"]).dt.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    with atomic_writer(args.output) as handle:
+        frame[list(EXPORT_COLUMNS)].to_csv(handle, sep="\t", index=False, lineterminator="\n")
+    return 0

@@ -1,0 +1,236 @@
+"""``pooljudge pool``: merge TREC runs into an ordered judgment pool, or simulate judging orders.
+
+Two forms share one sub-command; the first positional argument decides which:
+
+    pooljudge pool RUN... [--depth K] [--strategy NAME] [--budget N] [--floor J]
+                          [--exclude QRELS] [--seed S] [-o pool.tsv] [--stats]
+    pooljudge pool simulate QRELS RUN... [--depth K] [--strategy NAME]... [--seed S]
+                          [--rel R] [--plot curves.png] [--format table|tsv]
+
+A run file literally named ``simulate`` is given as ``./simulate``. The pool is a TSV with
+``topic doc order best_rank runs n_runs`` (order 1 = judge first, within the topic), written
+atomically to ``-o`` (standard output by default). ``--stats`` prints pool size per topic, each
+run's contribution and unique documents, and run-to-run overlap (to standard error when the pool
+itself goes to standard output).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections import deque
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+import pandas as pd
+
+from pooljudge.errors import UsageError
+from pooljudge.fileio import atomic_writer, progress
+from pooljudge.trec import RunColumns, read_qrels, read_run_columns, run_name, write_pool
+
+__all__ = ["read_runs", "register"]
+
+SIMULATE = "simulate"
+DEFAULT_SIMULATE = ("docid", "take@1", "borda", "rrf", "combmnz", "rbp-sum", "mtf", "maxmean",
+                    "thompson")
+_USAGE = """
+  pooljudge pool RUN... [--depth K] [--strategy NAME] [--budget N] [--floor J]
+                 [--exclude QRELS] [--seed S] [-o FILE] [--stats]
+  pooljudge pool simulate QRELS RUN... [--depth K] [--strategy NAME]... [--seed S] [--rel R]
+                 [--plot FILE.png] [--format table|tsv]"""
+_EPILOG = """strategies (NAME or NAME(key=value,...)):
+  static:   rrf(k=60) combsum combmnz borda rbp-sum(p=0.8) rbp-max(p=0.8) take@N docid
+  adaptive: mtf maxmean(alpha=1,beta=1) thompson(alpha=1,beta=1)   (seeded by --seed)
+A run file named "simulate" must be given as ./simulate."""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "pool", help="pool runs into an ordered judgment pool, or simulate judging orders",
+        description=__doc__.splitlines()[0], usage=_USAGE, epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("runs", nargs="+", metavar="RUN",
+                        help="run files (plain or gzip); or: simulate QRELS RUN...")
+    parser.add_argument("--depth", type=int, default=100, help="pool depth k (default 100)")
+    parser.add_argument("--strategy", action="append", metavar="NAME",
+                        help="judging order (default rrf; simulate: may repeat, default all)")
+    parser.add_argument("--budget", type=int, help="keep at most N pairs per topic")
+    parser.add_argument("--floor", type=int, default=0,
+                        help="every run's top J come first and are always kept (default 0)")
+    parser.add_argument("--exclude", metavar="QRELS", help="leave out pairs already in QRELS")
+    parser.add_argument("--seed", type=int, default=0, help="seed of randomised policies")
+    parser.add_argument("-o", "--output", default="-", help="pool file (default: stdout)")
+    parser.add_argument("--stats", action="store_true", help="print pool statistics")
+    parser.add_argument("--rel", type=int, default=1, help="simulate: relevant means label >= R")
+    parser.add_argument("--plot", metavar="FILE", help="simulate: write the curves as PNG")
+    parser.add_argument("--format", choices=("table", "tsv"), default="table",
+                        help="simulate: report format (default table)")
+    parser.set_defaults(handler=_run)
+
+
+def read_runs(
+    paths: Sequence[str], *, workers: int | None = None
+) -> Iterator[tuple[str, RunColumns]]:
+    """(name, run) for each path, read by a few threads, in path order, with a progress bar.
+
+    At most ``2 * workers`` runs are held at once. Raises UsageError when two paths share a
+    run name, InputError (``path:line``) for a bad run.
+    """
+    names = [run_name(p) for p in paths]
+    seen: dict[str, str] = {}
+    for name, path in zip(names, paths, strict=True):
+        if name in seen:
+            raise UsageError(f"two runs are named {name!r}: {seen[name]} and {path}")
+        seen[name] = path
+    workers = workers or min(4, os.cpu_count() or 1)
+    bar = progress(total=len(paths), desc="reading runs", unit="run")
+    try:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            pending: deque = deque()
+            for name, path in zip(names, paths, strict=True):
+                pending.append((name, pool.submit(read_run_columns, path)))
+                if len(pending) >= 2 * workers:
+                    yield _finish(pending, bar)
+            while pending:
+                yield _finish(pending, bar)
+    finally:
+        bar.close()
+
+
+def _finish(pending: deque, bar) -> tuple[str, RunColumns]:
+    name, future = pending.popleft()
+    result = future.result()
+    bar.update(1)
+    return name, result
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.runs[0] == SIMULATE:
+        return _simulate(args)
+    return _pool(args)
+
+
+def _check_common(args: argparse.Namespace) -> None:
+    if args.depth < 1:
+        raise UsageError(f"--depth must be at least 1, got {args.depth}")
+    if args.seed < 0:
+        raise UsageError(f"--seed must not be negative, got {args.seed}")
+
+
+def _specs(args: argparse.Namespace, default: Sequence[str]):
+    from pooling.strategies import parse_strategy
+
+    try:
+        return [parse_strategy(s) for s in (args.strategy or default)]
+    except ValueError as exc:
+        raise UsageError(f"--strategy: {exc}") from None
+
+
+def _refuse(args: argparse.Namespace, mode: str, options: dict[str, bool]) -> None:
+    for option, given in options.items():
+        if given:
+            raise UsageError(f"{option} does not apply to {mode}")
+
+
+def _pool(args: argparse.Namespace) -> int:
+    from pooling import apply_budget, build_pool, make_policy
+    from pooling.strategies import is_adaptive
+
+    _check_common(args)
+    _refuse(args, "pool (it is a simulate option)", {
+        "--plot": args.plot is not None, "--rel": args.rel != 1,
+        "--format": args.format != "table"})
+    specs = _specs(args, ("rrf",))
+    if len(specs) > 1:
+        raise UsageError("pool takes one --strategy (simulate compares several)")
+    if args.budget is not None and args.budget < 1:
+        raise UsageError(f"--budget must be at least 1, got {args.budget}")
+    if args.floor < 0:
+        raise UsageError(f"--floor must not be negative, got {args.floor}")
+    if args.budget is not None and is_adaptive(specs[0]):
+        raise UsageError(f"--budget needs a static strategy: {specs[0]} chooses pairs from the "
+                         "judgments as they arrive; pool everything and stop at the budget")
+    exclude = read_qrels(args.exclude) if args.exclude else None
+    pool = build_pool(read_runs(args.runs), args.depth, exclude=exclude)
+    try:
+        order = make_policy(specs[0], pool, seed=args.seed).plan()
+    except ValueError as exc:
+        raise UsageError(f"--strategy: {exc}") from None
+    result = apply_budget(pool, order, budget=args.budget, floor=args.floor)
+    write_pool(result[["topic", "doc", "order", "best_rank", "runs", "n_runs"]], args.output)
+    if args.stats:
+        kept = pool.pairs.set_index(["topic", "doc"]).index.isin(
+            pd.MultiIndex.from_frame(result[["topic", "doc"]]))
+        _print_stats(pool.subset(kept), sys.stderr if args.output == "-" else sys.stdout)
+    return 0
+
+
+def _print_stats(pool, stream) -> None:
+    from pooling.stats import run_contributions, run_overlap, topic_sizes
+
+    sizes = topic_sizes(pool)
+    print(f"pool: {len(pool.pairs)} pairs, {len(sizes)} topics, depth {pool.depth}",
+          file=stream)
+    print("\npool size per topic", file=stream)
+    print(sizes.to_string(index=False), file=stream)
+    print("\nrun contributions (pooled pairs; unique = retrieved by no other run)", file=stream)
+    print(run_contributions(pool).to_string(index=False), file=stream)
+    print("\nrun-to-run overlap (pooled pairs both runs retrieved)", file=stream)
+    print(run_overlap(pool).to_string(), file=stream)
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    from pooling import build_pool, simulate, summary
+
+    _check_common(args)
+    _refuse(args, "pool simulate", {
+        "--budget": args.budget is not None, "--floor": args.floor != 0,
+        "--exclude": args.exclude is not None, "-o/--output": args.output != "-",
+        "--stats": args.stats})
+    if len(args.runs) < 3:
+        raise UsageError("pool simulate needs QRELS and at least one RUN")
+    specs = _specs(args, DEFAULT_SIMULATE)
+    truth = read_qrels(args.runs[1])
+    pool = build_pool(read_runs(args.runs[2:]), args.depth)
+    try:
+        curves = simulate(pool, truth, specs, seed=args.seed, rel=args.rel)
+    except ValueError as exc:
+        raise UsageError(f"--strategy: {exc}") from None
+    table = summary(curves)
+    if args.plot:
+        _plot(curves, args.plot, title=f"{len(pool.run_names)} runs, depth {args.depth}")
+    if args.format == "tsv":
+        table.to_csv(sys.stdout, sep="\t", index=False, lineterminator="\n")
+    else:
+        relevant = curves[0].total_relevant if curves else 0
+        print(f"pool: {len(pool.pairs)} pairs, {relevant} relevant (label >= {args.rel}); "
+              "share of them found after judging x% of the pool, and share needed for 90%")
+        shown = table.copy()
+        for column in shown.columns[1:]:
+            shown[column] = shown[column].map(lambda v: f"{100 * v:.1f}%")
+        print(shown.to_string(index=False))
+    return 0
+
+
+def _plot(curves, path: str, *, title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    figure, axes = plt.subplots(figsize=(7, 5), dpi=120)
+    for curve in curves:
+        judged = np.arange(1, curve.pool_size + 1) / curve.pool_size
+        axes.plot(judged, curve.found / max(curve.total_relevant, 1), label=curve.strategy,
+                  linewidth=1.2)
+    axes.set_xlabel("share of the pool judged")
+    axes.set_ylabel("share of the pool's relevant documents found")
+    axes.set_title(title)
+    axes.grid(alpha=0.3)
+    axes.legend(loc="lower right", fontsize="small")
+    with atomic_writer(path, mode="wb") as handle:
+        figure.savefig(handle, format="png", metadata={"Software": None})
+    plt.close(figure)

@@ -1,0 +1,49 @@
+"""``pooljudge report QRELS RUN... [--pool-depth K] -o report.html``: one self-contained page.
+
+Per run: the means with unjudged rates and condensed (judged-only) variants, RBP intervals,
+the pool-bias table (with ``--pool-depth``), precision–recall curves, per-topic scores and
+warnings. The file embeds its plots and style: it opens offline and loads nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from pooljudge.cli.trust_common import add_measure_option, emit, measures_from, read_runs
+from pooljudge.errors import UsageError
+
+HELP = "write a self-contained HTML evaluation report (scores, unjudged rates, bias, curves)"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    from metrics.evaluate import DEFAULT_MEASURES
+
+    parser = subparsers.add_parser("report", help=HELP, description=__doc__.splitlines()[0])
+    parser.add_argument("qrels", metavar="QRELS", help="qrels file: topic iteration doc label")
+    parser.add_argument("runs", metavar="RUN", nargs="+", help="run files (plain or .gz)")
+    add_measure_option(parser, DEFAULT_MEASURES)
+    parser.add_argument("--pool-depth", type=int, metavar="K",
+                        help="add the leave-one-run-out table over depth-K pools")
+    parser.add_argument("--rbp-p", type=float, default=0.8, metavar="P",
+                        help="RBP persistence for the intervals (default 0.8)")
+    parser.add_argument("--title", default="Evaluation report", help="the page's title")
+    parser.add_argument("-o", "--output", required=True, metavar="FILE",
+                        help="the HTML file to write (atomically; - for standard output)")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from metrics.report import collect, render_report
+    from pooljudge.trec import read_qrels, run_name
+
+    if args.pool_depth is not None and args.pool_depth < 1:
+        raise UsageError(f"--pool-depth must be at least 1, got {args.pool_depth}")
+    if not 0.0 < args.rbp_p < 1.0:
+        raise UsageError(f"--rbp-p must lie strictly between 0 and 1, got {args.rbp_p}")
+    measures = measures_from(args)
+    qrels = read_qrels(args.qrels)
+    runs = read_runs(args.runs)
+    data = collect(qrels, runs, measures, pool_depth=args.pool_depth, rbp_p=args.rbp_p,
+                   title=args.title, meta=(f"qrels: {run_name(args.qrels)}",))
+    emit(render_report(data), args.output)
+    return 0

@@ -1,0 +1,132 @@
+"""``pooljudge simulate``: simulated annotators judge a campaign through the real claim path.
+
+N annotators (``sim-01``…) are split over W processes; each process opens its own engine and,
+round-robin over its annotators, claims the next pair (:func:`annotate.store.next_pair`) and
+records a label (:func:`annotate.store.record_judgment`), one transaction each, exactly as the
+browser does, until none of its annotators gets a pair. A label is the truth (pairs absent from
+the truth qrels count as the scale's lowest label), replaced with probability E by another label
+of the scale drawn uniformly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+
+from pooljudge.cli.common import add_db_option, open_database, print_frame
+from pooljudge.errors import InputError, UsageError
+
+__all__ = ["register", "simulate_worker"]
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "simulate", help="simulated annotators judge a campaign from true labels",
+        description=__doc__.splitlines()[0])
+    parser.add_argument("--campaign", required=True, metavar="CAMPAIGN")
+    parser.add_argument("--truth", required=True, metavar="QRELS", help="true labels (qrels)")
+    parser.add_argument("--annotators", type=int, default=2, metavar="N",
+                        help="simulated annotators (at least the overlap; default 2)")
+    parser.add_argument("--workers", type=int, default=1, metavar="W",
+                        help="parallel processes (default 1)")
+    parser.add_argument("--error", type=float, default=0.0, metavar="E",
+                        help="probability that a label is replaced by another (default 0)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    add_db_option(parser)
+    parser.set_defaults(handler=_simulate)
+
+
+def simulate_worker(url: str, annotator_ids: list[int], truth: dict[tuple[str, str], int],
+                    values: list[int], error: float, seed: int) -> int:
+    """Judge with ``annotator_ids`` in turn until none gets a pair; the judgments written."""
+    from annotate.db import open_engine, session_scope
+    from annotate.store import next_pair, record_judgment
+
+    rng = np.random.default_rng(seed)
+    engine = open_engine(url)
+    active, written = list(annotator_ids), 0
+    try:
+        while active:
+            for annotator in list(active):
+                started = time.perf_counter()
+                with session_scope(engine) as session:
+                    view = next_pair(session, annotator_id=annotator)
+                if view is None:
+                    active.remove(annotator)
+                    continue
+                label = _label(truth.get((view.topic_id, view.doc_id), values[0]), values,
+                               error, rng)
+                with session_scope(engine) as session:
+                    record_judgment(session, annotator_id=annotator, pair_id=view.pair_id,
+                                    label=label, seconds=time.perf_counter() - started,
+                                    source="automatic")
+                written += 1
+    finally:
+        engine.dispose()
+    return written
+
+
+def _label(true: int, values: list[int], error: float, rng: np.random.Generator) -> int:
+    if true not in values:
+        true = min(values, key=lambda v: abs(v - true))
+    if error > 0 and rng.random() < error and len(values) > 1:
+        others = [v for v in values if v != true]
+        return int(others[rng.integers(len(others))])
+    return int(true)
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    from annotate.db import database_url, session_scope
+    from annotate.store import get_campaign, progress
+    from pooljudge.trec import read_qrels
+
+    if args.workers < 1 or args.annotators < 1:
+        raise UsageError("--workers and --annotators must be at least 1")
+    if not 0.0 <= args.error <= 1.0:
+        raise UsageError(f"--error must be a probability, got {args.error}")
+    qrels = read_qrels(args.truth)
+    truth = dict(zip(zip(qrels["topic"], qrels["doc"], strict=True),
+                     qrels["label"].astype(int).tolist(), strict=True))
+    url = database_url(args.db)
+    with open_database(args) as engine, session_scope(engine) as session:
+        campaign = get_campaign(session, name=args.campaign)
+        if args.annotators < campaign.overlap:
+            raise UsageError(f"--annotators {args.annotators} cannot meet the overlap "
+                             f"{campaign.overlap}")
+        ids = [_ensure_annotator(session, args.campaign, i)
+               for i in range(1, args.annotators + 1)]
+    groups = [ids[w::args.workers] for w in range(args.workers) if ids[w::args.workers]]
+    jobs = [(url, group, truth, list(campaign.scale.values), args.error, args.seed * 1000 + w)
+            for w, group in enumerate(groups)]
+    started = time.perf_counter()
+    with multiprocessing.get_context("spawn").Pool(len(jobs)) as workers:
+        written = sum(workers.starmap(simulate_worker, jobs))
+    elapsed = time.perf_counter() - started
+    with open_database(args) as engine, session_scope(engine, readonly=True) as session:
+        per_topic = progress(session, campaign=args.campaign)
+    print(f"{written} judgments by {len(ids)} simulated annotators in {len(jobs)} processes, "
+          f"{elapsed:.1f} s ({written / max(elapsed, 1e-9):.0f}/s)", file=sys.stderr)
+    print_frame(_totals(per_topic), "table")
+    return 0
+
+
+def _ensure_annotator(session, campaign: str, i: int) -> int:
+    """The id of simulated annotator ``sim-NN``, created (or re-activated) when needed."""
+    from annotate.store import add_annotator, annotator_id
+
+    name = f"sim-{i:02d}"
+    try:
+        return annotator_id(session, campaign=campaign, name=name)
+    except InputError:
+        add_annotator(session, campaign=campaign, name=name)
+        return annotator_id(session, campaign=campaign, name=name)
+
+
+def _totals(per_topic: pd.DataFrame) -> pd.DataFrame:
+    total = per_topic[["pairs", "judgments_needed", "judgments_done"]].sum()
+    return pd.DataFrame([{"topics": len(per_topic), **total.to_dict()}])

@@ -1,0 +1,118 @@
+"""Helpers shared by ``bias``, ``correlate``, ``compare``, ``report`` (and eval's topic groups):
+measure options, reading runs once, and table / tsv / json output of a DataFrame."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Sequence
+
+import pandas as pd
+
+from pooljudge.errors import InputError, UsageError
+from pooljudge.fileio import atomic_writer, progress
+from pooljudge.trec import RunColumns
+
+__all__ = ["add_format_option", "add_measure_option", "emit", "group_text", "measures_from",
+           "read_runs", "records", "render", "warn"]
+
+
+def add_measure_option(parser: argparse.ArgumentParser, default: Sequence[str]) -> None:
+    """``-m/--measure`` (repeatable, or blank-separated names), defaulting to ``default``."""
+    parser.add_argument(
+        "-m", "--measure", action="append", metavar="MEASURE", dest="measures",
+        help="measure name such as AP, P@10, nDCG@10, RBP(p=0.8); repeat the option or separate "
+             f"names by blanks (default: {' '.join(default)})")
+    parser.set_defaults(default_measures=tuple(default))
+
+
+def add_format_option(parser: argparse.ArgumentParser) -> None:
+    """``--format table|tsv|json`` and ``-o/--output FILE``."""
+    parser.add_argument("--format", choices=("table", "tsv", "json"), default="table",
+                        help="table (default, for reading), tsv (header + full precision) or json")
+    parser.add_argument("-o", "--output", default="-", metavar="FILE",
+                        help="write here instead of standard output (atomically)")
+
+
+def measures_from(args: argparse.Namespace) -> list[str]:
+    """The canonical names of the measures asked for; UsageError for an unknown one."""
+    from metrics.evaluate import parse_all
+
+    names = [n for given in (args.measures or args.default_measures) for n in given.split()]
+    try:
+        return [str(m) for m in parse_all(names)]
+    except InputError as exc:
+        raise UsageError(f"-m/--measure: {exc}") from None
+
+
+def read_runs(paths: Sequence[str]) -> dict[str, RunColumns]:
+    """Read and check every run file once (name = file name without folder and ``.gz``)."""
+    from metrics.evaluate import load_runs
+
+    return dict(progress(load_runs(list(paths)), total=len(paths), desc="runs", unit="run"))
+
+
+def render(frame: pd.DataFrame, fmt: str) -> str:
+    """``table``: aligned, 4 decimals; ``tsv``: header and full float precision; ``json``: a list
+    of records (NaN becomes null)."""
+    if fmt == "tsv":
+        lines = ["\t".join(map(str, frame.columns))]
+        lines += ["\t".join(_tsv_cell(v) for v in row)
+                  for row in frame.itertuples(index=False, name=None)]
+        return "\n".join(lines) + "\n"
+    if fmt == "json":
+        return json.dumps(records(frame), indent=1, ensure_ascii=False) + "\n"
+    if frame.empty:
+        return "(none)\n"
+    return frame.to_string(index=False, float_format=_short, na_rep="–") + "\n"
+
+
+def records(frame: pd.DataFrame) -> list[dict]:
+    """The rows as JSON-ready dicts: numpy scalars become Python ones, NaN becomes None."""
+    return [{str(k): _json_value(v) for k, v in zip(frame.columns, row, strict=True)}
+            for row in frame.itertuples(index=False, name=None)]
+
+
+def group_text(command: str, results: Sequence, groups: pd.DataFrame, fmt: str) -> str:
+    """Means per topic group of scored runs (``run group measure topics value``), rendered;
+    warnings about ungrouped or unevaluated topics go to standard error."""
+    from metrics.evaluate import tidy
+    from metrics.groups import group_means
+
+    table, warnings = group_means(tidy(results, per_topic=True), groups)
+    for message in warnings:
+        warn(command, message)
+    return render(table, fmt)
+
+
+def emit(text: str, output: str) -> None:
+    """Write ``text`` to ``output`` (``-`` = standard output) atomically."""
+    with atomic_writer(output) as handle:
+        handle.write(text)
+
+
+def warn(command: str, message: str) -> None:
+    print(f"pooljudge {command}: warning: {message}", file=sys.stderr)
+
+
+def _short(value: float) -> str:
+    """4 decimals; tiny non-zero values (p-values) in scientific notation instead of 0.0000."""
+    return f"{value:.2e}" if value != 0 and abs(value) < 5e-4 else f"{value:.4f}"
+
+
+def _tsv_cell(value: object) -> str:
+    if isinstance(value, float):
+        return "nan" if math.isnan(value) else repr(value)
+    if hasattr(value, "item"):
+        return _tsv_cell(value.item())
+    return str(value)
+
+
+def _json_value(value: object) -> object:
+    if hasattr(value, "item"):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value

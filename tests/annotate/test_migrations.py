@@ -1,0 +1,108 @@
+"""Alembic: a database at the first revision is upgraded in place, keeping its data."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+import sqlalchemy as sa
+from alembic import command
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlmodel import SQLModel
+
+from annotate.db import migration_config, open_engine, session_scope
+from annotate.store import judgments_frame, next_pair, progress
+from pooljudge.errors import PoolJudgeError
+
+T0 = datetime(2024, 5, 1, 12, 0, 0)
+
+
+def _at_revision(url: str, revision: str) -> sa.Engine:
+    engine = open_engine(url, upgrade=False)
+    config = migration_config()
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, revision)
+    return engine
+
+
+def _fill_first_revision(engine: sa.Engine) -> None:
+    """A campaign of 3 pairs, overlap 2: pair 1 judged by a and b (b twice), pair 2 by a
+    and the label source q, pair 3 claimed by b."""
+    rows = [
+        "INSERT INTO campaign VALUES (1, 'old', '[{\"value\": 0, \"name\": \"no\", "
+        "\"description\": \"\"}, {\"value\": 1, \"name\": \"yes\", \"description\": \"\"}]', "
+        "2, 'pool', 'pair', '', false, :t)",
+        "INSERT INTO topic VALUES (1, 1, 'T1', 'title', 'desc', 'narr')",
+        *[f"INSERT INTO document VALUES ({i}, 1, 'D{i}', '', 'text {i}')" for i in (1, 2, 3)],
+        *[f"INSERT INTO pair VALUES ({i}, 1, 1, {i}, {i}, {i}, 'run', {i - 1})"
+          for i in (1, 2, 3)],
+        "INSERT INTO annotator VALUES (1, 1, 'a', 'annotator', true, true, 'h1', 2, :t)",
+        "INSERT INTO annotator VALUES (2, 1, 'b', 'annotator', true, true, 'h2', 2, :t)",
+        "INSERT INTO annotator VALUES (3, 1, 'q', 'annotator', false, true, NULL, 0, :t)",
+        "INSERT INTO annotator VALUES (4, 1, 'c', 'annotator', true, true, 'h4', 0, :t)",
+        "INSERT INTO judgment VALUES (1, 1, 1, 'judgment', 1, 1, 'human', :t, 2.0, 1, NULL)",
+        "INSERT INTO judgment VALUES (2, 1, 2, 'judgment', 1, 0, 'human', :t, 2.0, 1, NULL)",
+        "INSERT INTO judgment VALUES (3, 1, 2, 'judgment', 2, 1, 'human', :t, 1.0, 1, 'ok')",
+        "INSERT INTO judgment VALUES (4, 2, 1, 'judgment', 1, 0, 'human', :t, 2.0, 2, NULL)",
+        "INSERT INTO judgment VALUES (5, 2, 3, 'judgment', 1, 1, 'import', :t, NULL, NULL, NULL)",
+        "INSERT INTO claim VALUES (1, 3, 2, :t, '2999-01-01 00:00:00', 2)",
+    ]
+    with engine.begin() as connection:
+        for statement in rows:
+            connection.execute(sa.text(statement), {"t": T0})
+        if engine.dialect.name == "postgresql":
+            for table in ("campaign", "topic", "document", "pair", "annotator", "judgment",
+                          "claim"):
+                connection.execute(sa.text(
+                    f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
+                    f"(SELECT MAX(id) FROM {table}))"))
+
+
+def test_first_revision_database_is_upgraded_with_its_data(fresh_db_url):
+    db_url = fresh_db_url
+    old = _at_revision(db_url, "0001")
+    _fill_first_revision(old)
+    old.dispose()
+    engine = open_engine(db_url)
+    try:
+        with engine.connect() as connection:
+            assert MigrationContext.configure(connection).get_current_revision() == "0002"
+            counters = connection.execute(sa.text(
+                "SELECT id, judged, open_slots FROM pair ORDER BY id")).all()
+        assert [tuple(r) for r in counters] == [(1, 2, 0), (2, 1, 1), (3, 0, 1)]
+        with session_scope(engine) as session:
+            frame = judgments_frame(session, campaign="old", latest_only=False)
+            assert len(frame) == 5 and frame["comment"].iloc[2] == "ok"
+            assert progress(session, campaign="old")["judgments_done"].tolist() == [3]
+            # c may take pair 2 (one slot left) or pair 3 (b's claim leaves one slot)
+            view = next_pair(session, annotator_id=4)
+        assert view.doc_id == "D2"
+    finally:
+        engine.dispose()
+
+
+def test_models_match_the_migrated_schema(engine):
+    with engine.connect() as connection:
+        assert compare_metadata(MigrationContext.configure(connection), SQLModel.metadata) == []
+
+
+def test_opening_twice_does_not_touch_an_upgraded_database(db_url):
+    first = open_engine(db_url)
+    first.dispose()
+    second = open_engine(db_url)
+    with second.connect() as connection:
+        assert MigrationContext.configure(connection).get_current_revision() == "0002"
+    second.dispose()
+
+
+def test_newer_database_is_refused(tmp_path):
+    url = f"sqlite:///{tmp_path / 'new.db'}"
+    open_engine(url).dispose()
+    engine = open_engine(url, upgrade=False)
+    with engine.begin() as connection:
+        connection.execute(sa.text("UPDATE alembic_version SET version_num = '9999'"))
+    engine.dispose()
+    with pytest.raises(PoolJudgeError, match="newer than this pooljudge"):
+        open_engine(url)

@@ -1,0 +1,66 @@
+"""AppTest (no browser, no JavaScript): login by token, the judging page's logic, roles."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from annotate import store
+from annotate.db import open_engine, session_scope
+from annotate.records import LabelScale
+from annotate.ui import keys
+
+APP = str(Path(__file__).resolve().parents[3] / "annotate" / "app.py")
+
+
+@pytest.fixture
+def campaign(tmp_path, monkeypatch) -> dict[str, str]:
+    url = f"sqlite:///{tmp_path / 'app.db'}"
+    monkeypatch.setenv("POOLJUDGE_DB", url)
+    engine = open_engine(url)
+    docs = pd.DataFrame({"id": ["d1", "d2"], "title": ["One", "Two"],
+                         "text": ["<b>first</b> widgets", "second"]})
+    topics = pd.DataFrame({"id": ["7"], "title": ["widgets"], "description": "d",
+                           "narrative": "n"})
+    pool = pd.DataFrame({"topic": "7", "doc": ["d1", "d2"], "order": [1, 2],
+                         "best_rank": [1, 2], "runs": "secret-run"})
+    with session_scope(engine) as session:
+        store.create_campaign(session, name="c", scale=LabelScale.binary(), topics=topics,
+                              documents=docs, pool=pool)
+        tokens = {n: store.add_annotator(session, campaign="c", name=n, role=r)
+                  for n, r in (("ann", "annotator"), ("boss", "admin"))}
+    tokens["engine"] = engine
+    return tokens
+
+
+def _run(token: str | None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=30)
+    if token is not None:
+        at.query_params["token"] = token
+    return at.run()
+
+
+def test_wrong_token_shows_only_the_message(campaign) -> None:
+    at = _run("nope")
+    assert [e.value for e in at.error] and "not valid" in at.error[0].value
+    assert not at.button
+
+
+def test_no_token_asks_for_the_link(campaign) -> None:
+    at = _run(None)
+    assert "login link" in at.info[0].value and not at.button
+
+
+def test_label_button_records_one_judgment_and_moves_on(campaign) -> None:
+    at = _run(campaign["ann"])
+    pair = at.session_state[keys.CURRENT].pair_id
+    html = " ".join(str(h.proto.body) for h in at.get("html"))
+    assert "&lt;b&gt;first&lt;/b&gt;" in html and "secret-run" not in html
+    at.button(key=keys.label_key(pair, 1)).click().run()
+    assert at.session_state[keys.CURRENT].pair_id != pair
+    with session_scope(campaign["engine"]) as session:
+        frame = store.judgments_frame(session, campaign="c")
+    assert frame[["doc", "label", "version"]].to_numpy().tolist() == [["d1", 1, 1]]

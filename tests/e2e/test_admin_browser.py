@@ -1,0 +1,67 @@
+"""Admin pages in a real browser: every page renders without an exception, and the export
+downloads the qrels decided from the stored judgments."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from annotate import store
+from annotate.db import session_scope
+from annotate.ui import keys
+from annotate.ui.browser import DONE_TEXT, wait_idle
+
+EXPECTED = {"overview": "By annotator", "agreement": "Most disagreed pairs",
+            "export": "Download qrels", "evaluate": "Current qrels: 6 judged pairs",
+            "create": "Create campaign", "adjudicate": "disagreements wait for a decision"}
+PEOPLE = (("boss", "admin"), ("a", "annotator"), ("b", "annotator"))
+
+
+@pytest.fixture
+def judged(app) -> tuple[str, dict[str, str]]:
+    """A campaign (overlap 2) where a and b judged every pair and disagree on d2 and d5."""
+    campaign, tokens = app.campaign(overlap=2, people=PEOPLE)
+    docs = [f"d{i}" for i in range(1, 7)]
+    labels = {"a": [1, 1, 0, 0, 1, 0], "b": [1, 0, 0, 0, 0, 0]}
+    frame = pd.DataFrame([(n, "101", d, lab) for n, row in labels.items()
+                          for d, lab in zip(docs, row, strict=True)],
+                         columns=["annotator", "topic", "doc", "label"])
+    with session_scope(app.engine) as session:
+        store.import_judgments(session, campaign=campaign, frame=frame, source="human")
+    return campaign, tokens
+
+
+@pytest.mark.parametrize("path", ["overview", "agreement", "export", "evaluate", "create",
+                                  "adjudicate"])
+def test_admin_page_renders(app, page, judged, path: str) -> None:
+    _, tokens = judged
+    app.open_as(page, tokens["boss"], f"/{path}")
+    page.wait_for_selector(f'[data-testid="stSidebarNav"] a[href$="/{path}"]')
+    page.get_by_text(EXPECTED[path]).first.wait_for()
+    wait_idle(page)
+    body = page.inner_text("body")
+    assert page.locator('[data-testid="stException"]').count() == 0, body
+    assert "login link" not in body
+
+
+def test_admin_export_downloads_the_qrels(app, page, judged) -> None:
+    campaign, tokens = judged
+    app.open_as(page, tokens["boss"], "/export")
+    button = page.locator(f".st-key-{keys.DOWNLOAD_QRELS} button")
+    with page.expect_download() as info:
+        button.click()
+    text = Path(info.value.path()).read_text(encoding="utf-8")
+    # majority with ties to the lower label: d1 both 1; d2 and d5 tie (1 vs 0) -> 0.
+    assert text == "".join(f"101 0 d{i} {lab}\n" for i, lab in
+                           zip(range(1, 7), [1, 0, 0, 0, 0, 0], strict=True))
+    assert info.value.suggested_filename == f"{campaign}.qrels"
+
+
+def test_annotator_sees_no_admin_page(app, page, judged) -> None:
+    _, tokens = judged
+    app.open_as(page, tokens["a"], "/export")
+    page.get_by_text(DONE_TEXT).wait_for()  # not an annotator's page: judging instead
+    assert page.locator(f".st-key-{keys.DOWNLOAD_QRELS}").count() == 0
+    assert page.locator('[data-testid="stSidebarNav"]').count() == 0

@@ -1,0 +1,139 @@
+"""Topic-groups file reader (path:line errors) and per-group means."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+import metrics
+from metrics.groups import GROUP_COLUMNS, group_means
+from pooljudge.cli import main
+from pooljudge.errors import InputError
+from pooljudge.groups_format import read_run_groups, read_topic_groups
+
+
+def _write(tmp_path, text: str, name: str = "groups.txt"):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_read_topic_groups_header_comments_spaces_and_multiple_groups(tmp_path):
+    path = _write(tmp_path, "# categories\ntopic group\n\n301\tnews en-US\n302 sport\n"
+                            "301 \t long \n")
+    frame = read_topic_groups(path)
+    assert frame.to_dict("list") == {"topic": ["301", "302", "301"],
+                                     "group": ["news en-US", "sport", "long"]}
+
+
+def test_read_topic_groups_keeps_ids_as_strings(tmp_path):
+    frame = read_topic_groups(_write(tmp_path, "01 a\n1 b\n"))
+    assert frame["topic"].tolist() == ["01", "1"]
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        pytest.param("301 a\n302\n", 2, "expected 'topic group', found only '302'", id="no-group"),
+        pytest.param("301 a\n# c\n301 a\n", 3, "topic 301 listed twice in group 'a' (first on "
+                     "line 1)", id="duplicate"),
+    ],
+)
+def test_read_topic_groups_errors_name_path_and_line(tmp_path, text, line, message):
+    path = _write(tmp_path, text)
+    with pytest.raises(InputError) as info:
+        read_topic_groups(path)
+    assert str(info.value) == f"{path}:{line}: {message}"
+
+
+def test_read_topic_groups_bad_bytes_and_no_pairs(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"301 a\n302 \xff\n")
+    with pytest.raises(InputError, match=r"bad.txt:2: not valid UTF-8"):
+        read_topic_groups(bad)
+    with pytest.raises(InputError, match="no 'topic group' lines"):
+        read_topic_groups(_write(tmp_path, "# only a comment\ntopic group\n"))
+    with pytest.raises(InputError, match="no such file"):
+        read_topic_groups(tmp_path / "missing.txt")
+
+
+def test_read_run_groups(tmp_path):
+    assert read_run_groups(_write(tmp_path, "run group\nsysA-1 A\nsysA-2 A\nB1 team B\n")) == {
+        "sysA-1": "A", "sysA-2": "A", "B1": "team B"}
+    path = _write(tmp_path, "x A\ny B\nx B\n")
+    with pytest.raises(InputError) as info:
+        read_run_groups(path)
+    assert str(info.value) == f"{path}:3: run x listed twice (first on line 1)"
+
+
+def test_group_means_against_direct_means():
+    per_topic = pd.DataFrame({
+        "run": ["r1"] * 4 + ["r2"] * 4 + ["r1"],
+        "topic": ["1", "2", "3", "4"] * 2 + ["all"],
+        "measure": "AP",
+        "value": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.25],
+    })
+    groups = pd.DataFrame({"topic": ["3", "1", "2", "2", "9"],
+                           "group": ["odd-ish", "odd-ish", "even", "all-two", "even"]})
+    table, warnings = group_means(per_topic, groups)
+    assert list(table.columns) == GROUP_COLUMNS
+    got = table.set_index(["run", "group"])
+    assert got.loc[("r1", "odd-ish"), "value"] == pytest.approx(0.2)
+    assert got.loc[("r2", "even"), "value"] == pytest.approx(0.6)
+    assert got.loc[("r2", "odd-ish"), "topics"] == 2
+    assert table["group"].tolist()[:3] == ["odd-ish", "even", "all-two"]
+    assert table["run"].tolist() == ["r1"] * 3 + ["r2"] * 3
+    assert warnings == ["1 evaluated topic(s) belong to no group, e.g. 4",
+                        "1 grouped topic(s) were not evaluated, e.g. 9"]
+
+
+def test_group_means_ignore_missing_values_in_counts():
+    per_topic = pd.DataFrame({"run": "r", "topic": ["1", "2"], "measure": "RecallDepth(r=0.95)",
+                              "value": [12.0, float("nan")]})
+    table, _ = group_means(per_topic, pd.DataFrame({"topic": ["1", "2"], "group": ["g", "g"]}))
+    assert table[["topics", "value"]].values.tolist() == [[1, 12.0]]
+
+
+def _small_collection(tmp_path):
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"{t} 0 d{d} {(t + d) % 3}\n" for t in range(1, 7) for d in range(8)))
+    run = tmp_path / "sys.run"
+    run.write_text("".join(f"{t} Q0 d{d} {d + 1} {10 - d - (t % 2) * (d % 3)} tag\n"
+                           for t in range(1, 6) for d in range(8)))
+    return qrels, run
+
+
+def test_group_of_every_topic_reproduces_the_all_row(tmp_path):
+    qrels, run = _small_collection(tmp_path)
+    tidy = metrics.evaluate(qrels, [run], ["AP", "GMAP", "NumRel", "P@5"])
+    topics = sorted(set(tidy["topic"]) - {"all"})
+    table, warnings = group_means(tidy, pd.DataFrame({"topic": topics, "group": "every"}))
+    assert warnings == []
+    expected = tidy[tidy["topic"] == "all"].set_index("measure")["value"]
+    got = table.set_index("measure")["value"]
+    for measure in ("AP", "GMAP", "NumRel", "P@5"):
+        assert got[measure] == pytest.approx(expected[measure], rel=1e-12), measure
+
+
+def test_eval_topic_groups_cli(tmp_path, capsys):
+    qrels, run = _small_collection(tmp_path)
+    groups = _write(tmp_path, "1 odd\n3 odd\n5 odd\n2 even\n4 even\n6 even\n")
+    assert main(["eval", str(qrels), str(run), "-m", "AP", "--topic-groups", str(groups),
+                 "--format", "tsv"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "run\tgroup\tmeasure\ttopics\tvalue"
+    rows = {tuple(line.split("\t")[1:4]): float(line.split("\t")[4]) for line in out[1:]}
+    tidy = metrics.evaluate(qrels, [run], ["AP"])
+    ap = tidy[tidy["topic"] != "all"].set_index("topic")["value"]
+    assert rows[("odd", "AP", "3")] == pytest.approx(ap[["1", "3", "5"]].mean(), abs=1e-15)
+    assert rows[("even", "AP", "3")] == pytest.approx(ap[["2", "4", "6"]].mean(), abs=1e-15)
+
+
+def test_eval_topic_groups_bad_file_exits_2_and_writes_nothing(tmp_path, capsys):
+    qrels, run = _small_collection(tmp_path)
+    groups = _write(tmp_path, "1 odd\n3\n")
+    out = tmp_path / "out.tsv"
+    assert main(["eval", str(qrels), str(run), "--topic-groups", str(groups),
+                 "-o", str(out)]) == 2
+    assert capsys.readouterr().err.strip() == f"{groups}:2: expected 'topic group', found only '3'"
+    assert not out.exists()
