@@ -5,10 +5,13 @@ live claims) for ``lease_seconds``; judging or skipping releases it, and a claim
 ended is deleted and its slot returned by the next call. So each pair is handed to exactly K
 distinct annotators, never twice to the same one.
 
-Atomicity: on PostgreSQL the candidate row is locked with ``SELECT … FOR UPDATE SKIP LOCKED``
-(concurrent claimers skip it; READ COMMITTED re-checks ``open_slots > 0`` on the locked row);
-on SQLite the whole claim runs inside ``BEGIN IMMEDIATE`` (see :mod:`annotate.db`), so claims
-are serialised by the database's write lock.
+Atomicity: a slot is taken by one statement, ``UPDATE pair SET open_slots = open_slots - 1
+WHERE id = (SELECT … ORDER BY queue_pos LIMIT 1 [FOR UPDATE SKIP LOCKED]) RETURNING id``. On
+PostgreSQL the candidate row is locked with ``FOR UPDATE SKIP LOCKED`` (concurrent claimers skip
+it; READ COMMITTED re-checks ``open_slots > 0`` on the locked row); on SQLite the statement runs
+inside ``BEGIN IMMEDIATE`` (see :mod:`annotate.db`), so claims are serialised by the write lock.
+The candidate search walks the partial index ``(campaign_id, queue_pos) WHERE open_slots > 0``
+and probes the judgment and skip primary keys per candidate; it never aggregates judgments.
 
 Queue order: ``pair.queue_pos``, fixed when the campaign is created from one of
 :data:`JUDGING_ORDERS`. Pairs an annotator skipped come after every other pair, oldest skip
@@ -18,6 +21,7 @@ taken only when those have nothing left for them, and at most K annotators hold 
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import timedelta
 
 import numpy as np
@@ -27,10 +31,31 @@ from sqlmodel import Session
 
 from annotate.models import Annotator, Campaign, Claim, Judgment, Pair, Skip, Topic, TopicAssignment
 from annotate.records import JUDGING_ORDERS, PairView
-from annotate.store_common import ZERO, annotator_row, load_pair_view, utcnow
+from annotate.store_common import ZERO, annotator_row, load_pair_view, run, utcnow
 from pooljudge.errors import InputError
 
 __all__ = ["JUDGING_ORDERS", "next_pair", "queue_positions", "release_expired", "skip_pair"]
+
+# Prebuilt Core statements (built once, so SQLAlchemy's compiled cache serves every claim).
+_PAIR, _CLAIM_T, _ANN = Pair.__table__, Claim.__table__, Annotator.__table__
+_JUDGMENT, _SKIP, _HOLD = Judgment.__table__, Skip.__table__, TopicAssignment.__table__
+_CAMPAIGN = Campaign.__table__
+_RELEASE = (sa.delete(_CLAIM_T).where(_CLAIM_T.c.expires_at < sa.bindparam("now"))
+            .returning(_CLAIM_T.c.pair_id))
+_RETURN_SLOTS = (sa.update(_PAIR).where(_PAIR.c.id == sa.bindparam("pid"))
+                 .values(open_slots=_PAIR.c.open_slots + sa.bindparam("n")))
+_ME = (
+    sa.select(_ANN.c.campaign_id, _ANN.c.human, _ANN.c.active, _ANN.c.name,
+              _CAMPAIGN.c.assign_mode, _CLAIM_T.c.pair_id, _CLAIM_T.c.position)
+    .select_from(_ANN.join(_CAMPAIGN, _CAMPAIGN.c.id == _ANN.c.campaign_id)
+                 .outerjoin(_CLAIM_T, _CLAIM_T.c.annotator_id == _ANN.c.id))
+    .where(_ANN.c.id == sa.bindparam("aid"))
+)
+_RENEW = (sa.update(_CLAIM_T).where(_CLAIM_T.c.annotator_id == sa.bindparam("aid"))
+          .values(expires_at=sa.bindparam("expires")))
+_SHOWN = (sa.update(_ANN).where(_ANN.c.id == sa.bindparam("aid"))
+          .values(shown=_ANN.c.shown + 1).returning(_ANN.c.shown))
+_CLAIM = sa.insert(_CLAIM_T)
 
 
 
@@ -63,13 +88,9 @@ def queue_positions(pool: pd.DataFrame, order: str, *, seed: int = 0) -> np.ndar
 
 def release_expired(session: Session, *, now=None) -> int:
     """Delete every claim whose lease has ended and return its slot; the number released."""
-    now = now or utcnow()
-    pair_ids = session.execute(
-        sa.delete(Claim).where(Claim.expires_at < now).returning(Claim.pair_id)
-    ).scalars().all()
-    for pair_id, count in pd.Series(pair_ids, dtype="int64").value_counts().items():
-        session.execute(sa.update(Pair).where(Pair.id == int(pair_id))
-                        .values(open_slots=Pair.open_slots + int(count)))
+    pair_ids = run(session, _RELEASE, now=now or utcnow()).scalars().all()
+    for pair_id, count in Counter(pair_ids).items():
+        run(session, _RETURN_SLOTS, pid=pair_id, n=count)
     return len(pair_ids)
 
 
@@ -82,19 +103,13 @@ def next_pair(session: Session, *, annotator_id: int, lease_seconds: float = 600
     now = utcnow()
     expires = now + timedelta(seconds=lease_seconds)
     release_expired(session, now=now)
-    me = session.execute(
-        sa.select(Annotator.campaign_id, Annotator.human, Annotator.active, Annotator.name,
-                  Campaign.assign_mode, Claim.pair_id, Claim.position)
-        .join(Campaign, Campaign.id == Annotator.campaign_id)
-        .outerjoin(Claim, Claim.annotator_id == Annotator.id).where(Annotator.id == annotator_id)
-    ).first()
+    me = run(session, _ME, aid=annotator_id).first()
     if me is None or not me.active:
         raise InputError(f"no active annotator with id {annotator_id}")
     if not me.human:
         raise InputError(f"annotator {me.name!r} is an imported label source, not a judge")
     if me.pair_id is not None:
-        session.execute(sa.update(Claim).where(Claim.annotator_id == annotator_id)
-                        .values(expires_at=expires))
+        run(session, _RENEW, aid=annotator_id, expires=expires)
         return load_pair_view(session, me.pair_id, me.position)
     if me.assign_mode == "topic":
         pair_id = _claim_by_topic(session, annotator_id, me.campaign_id, now)
@@ -104,13 +119,9 @@ def next_pair(session: Session, *, annotator_id: int, lease_seconds: float = 600
                                  skipped=True))
     if pair_id is None:
         return None
-    position = session.execute(
-        sa.update(Annotator).where(Annotator.id == annotator_id)
-        .values(shown=Annotator.shown + 1).returning(Annotator.shown)
-    ).scalar_one()
-    session.execute(sa.insert(Claim).values(pair_id=pair_id, annotator_id=annotator_id,
-                                            claimed_at=now, expires_at=expires,
-                                            position=position))
+    position = run(session, _SHOWN, aid=annotator_id).scalar_one()
+    run(session, _CLAIM, pair_id=pair_id, annotator_id=annotator_id, claimed_at=now,
+        expires_at=expires, position=position)
     return load_pair_view(session, pair_id, position)
 
 
@@ -138,25 +149,30 @@ def _take_open(session: Session, annotator_id: int, *, campaign_id: int | None =
     """Take a slot of the first open pair this annotator has not judged (nor skipped, unless
     ``skipped``: then only skipped pairs, oldest skip first) in one ``UPDATE … RETURNING``;
     its id, or None. The candidate row is locked with ``FOR UPDATE SKIP LOCKED`` (PostgreSQL)."""
-    p = sa.orm.aliased(Pair, name="candidate")
-    judged = sa.exists().where(Judgment.pair_id == p.id, Judgment.annotator_id == annotator_id)
-    query = sa.select(p.id).where(p.open_slots > ZERO, ~judged)
+    statement = _TAKE[held_by_topic, skipped]
+    return run(session, statement, aid=annotator_id, cid=campaign_id).scalar_one_or_none()
+
+
+def _take_statement(*, held_by_topic: bool, skipped: bool) -> sa.Update:
+    """The claim statement for one (held_by_topic, skipped) case; binds ``aid`` and ``cid``."""
+    p = _PAIR.alias("candidate")
+    aid = sa.bindparam("aid")
+    judged = sa.exists().where(_JUDGMENT.c.pair_id == p.c.id, _JUDGMENT.c.annotator_id == aid)
+    query = sa.select(p.c.id).where(p.c.open_slots > ZERO, ~judged)
     if held_by_topic:
-        query = query.join(TopicAssignment, sa.and_(TopicAssignment.topic_id == p.topic_id,
-                                                    TopicAssignment.annotator_id == annotator_id))
+        query = query.join(_HOLD, sa.and_(_HOLD.c.topic_id == p.c.topic_id,
+                                          _HOLD.c.annotator_id == aid))
     else:
-        query = query.where(p.campaign_id == campaign_id)
+        query = query.where(p.c.campaign_id == sa.bindparam("cid"))
     if skipped:
-        query = query.join(Skip, sa.and_(Skip.pair_id == p.id, Skip.annotator_id == annotator_id))
-        query = query.order_by(Skip.skipped_at, p.queue_pos)
+        query = query.join(_SKIP, sa.and_(_SKIP.c.pair_id == p.c.id, _SKIP.c.annotator_id == aid))
+        query = query.order_by(_SKIP.c.skipped_at, p.c.queue_pos)
     else:
-        put_aside = sa.exists().where(Skip.annotator_id == annotator_id, Skip.pair_id == p.id)
-        query = query.where(~put_aside).order_by(p.queue_pos)
+        put_aside = sa.exists().where(_SKIP.c.annotator_id == aid, _SKIP.c.pair_id == p.c.id)
+        query = query.where(~put_aside).order_by(p.c.queue_pos)
     candidate = query.limit(1).with_for_update(skip_locked=True, of=p).scalar_subquery()
-    return session.execute(
-        sa.update(Pair).where(Pair.id == candidate, Pair.open_slots > ZERO)
-        .values(open_slots=Pair.open_slots - 1).returning(Pair.id)
-    ).scalar_one_or_none()
+    return (sa.update(_PAIR).where(_PAIR.c.id == candidate, _PAIR.c.open_slots > ZERO)
+            .values(open_slots=_PAIR.c.open_slots - 1).returning(_PAIR.c.id))
 
 
 def _claim_by_topic(session: Session, annotator_id: int, campaign_id: int, now) -> int | None:
@@ -178,3 +194,7 @@ def _claim_by_topic(session: Session, annotator_id: int, campaign_id: int, now) 
                         .values(open_slots=Topic.open_slots - 1))
         session.execute(sa.insert(TopicAssignment).values(
             topic_id=topic_id, annotator_id=annotator_id, started_at=now))
+
+
+_TAKE = {(held, skipped): _take_statement(held_by_topic=held, skipped=skipped)
+         for held in (False, True) for skipped in (False, True)}

@@ -4,17 +4,20 @@ SQLite transactions are begun by us, not by the driver: ``BEGIN IMMEDIATE`` by d
 writing transaction holds the write lock from its first statement and two writers queue on
 ``busy_timeout`` instead of failing to upgrade a read lock (WAL's ``SQLITE_BUSY_SNAPSHOT``).
 Read-only sessions (``session_scope(engine, readonly=True)``) use a deferred ``BEGIN`` and never
-block writers. Writing sessions on a SQLite file also queue on an exclusive ``flock`` of
-``<database>.lock`` (POSIX): the kernel wakes the next writer as soon as the lock is released,
-where SQLite's own busy handler would sleep in steps of up to 100 ms (a long latency tail with
-several processes). PostgreSQL runs at READ COMMITTED; the claim query locks rows with
-``FOR UPDATE SKIP LOCKED``.
+block writers. Writing sessions on a SQLite file also queue on an exclusive ``flock`` of a lock
+file in the temporary folder named after the database's absolute path (POSIX): the kernel wakes
+the next writer as soon as the lock is released, where SQLite's own busy handler sleeps in
+steps of up to 100 ms (a long latency tail with several processes). The lock only orders
+writers; correctness still rests on SQLite's own locking. PostgreSQL runs at READ COMMITTED;
+the claim query locks rows with ``FOR UPDATE SKIP LOCKED``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -96,13 +99,18 @@ def session_scope(engine: sa.Engine, *, readonly: bool = False) -> Iterator[Sess
 
 
 def _writer_lock_path(engine: sa.Engine) -> str | None:
-    """``<database>.lock`` for a SQLite file on a POSIX system, else None."""
+    """The writers' lock file of a SQLite file database on a POSIX system, else None.
+
+    It lives in the temporary folder (named by a hash of the database's absolute path), so
+    nothing is left beside the database.
+    """
     if engine.dialect.name != "sqlite" or fcntl is None:
         return None
     database = engine.url.database
     if database in (None, "", ":memory:"):
         return None
-    return f"{Path(database).expanduser()}.lock"
+    key = hashlib.sha256(str(Path(database).expanduser().resolve()).encode()).hexdigest()[:24]
+    return str(Path(tempfile.gettempdir()) / f"pooljudge-{key}.lock")
 
 
 @contextlib.contextmanager

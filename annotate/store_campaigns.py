@@ -10,7 +10,7 @@ from sqlmodel import Session
 from annotate.assignment import queue_positions
 from annotate.models import Annotator, Campaign, Document, Judgment, Pair, Topic
 from annotate.records import ASSIGN_MODES, CampaignInfo, LabelScale
-from annotate.store_common import campaign_info, campaign_row, utcnow
+from annotate.store_common import campaign_info, campaign_row, refresh_statistics, utcnow
 from pooljudge.errors import InputError
 
 __all__ = ["campaign_summary", "create_campaign", "get_campaign", "list_campaigns"]
@@ -57,6 +57,7 @@ def create_campaign(
         "open_slots": overlap, "judged": 0,
     })
     _bulk_insert(session, Pair, frame)
+    refresh_statistics(session, "topic", "document", "pair")
     return campaign_info(row)
 
 

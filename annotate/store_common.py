@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import sqlalchemy as sa
 from sqlmodel import Session
 
-from annotate.models import Annotator, Campaign, Claim, Document, Judgment, Pair, Topic
+from annotate.models import Annotator, Campaign, Document, Judgment, Pair, Topic
 from annotate.records import CampaignInfo, JudgmentRecord, LabelScale, PairView
 from pooljudge.errors import InputError
 
@@ -17,9 +17,10 @@ __all__ = [
     "annotator_row",
     "campaign_info",
     "campaign_row",
-    "claim_of",
     "judgment_record",
     "load_pair_view",
+    "refresh_statistics",
+    "run",
     "utcnow",
 ]
 
@@ -72,24 +73,38 @@ def judgment_record(row: Judgment) -> JudgmentRecord:
     )
 
 
+def refresh_statistics(session: Session, *tables: str) -> None:
+    """``ANALYZE`` the tables after a bulk write, so the planner sees their new sizes at once.
+
+    Without it, PostgreSQL plans the first claims after a big import with stale statistics
+    (a new annotator believed to have no judgments), and an anti-join by materialising that
+    annotator's judgments can take seconds instead of probing the judgment index per pair.
+    SQLite, whose planner needs no statistics for these queries, is left alone.
+    """
+    if session.get_bind().dialect.name != "postgresql":
+        return
+    for table in tables:
+        session.execute(sa.text(f"ANALYZE {table}"))
+
+
+def run(session: Session, statement, **params) -> sa.CursorResult:
+    """Execute a prebuilt Core statement on the session's connection (the hot paths' way:
+    no ORM layer, and the compiled form is cached because the statement object is reused)."""
+    return session.connection().execute(statement, params)
+
+
+_T, _D, _P = Topic.__table__, Document.__table__, Pair.__table__
+_VIEW = (
+    sa.select(_T.c.key, _T.c.title, _T.c.description, _T.c.narrative, _D.c.key, _D.c.title,
+              _D.c.text)
+    .select_from(_P.join(_T, _T.c.id == _P.c.topic_id).join(_D, _D.c.id == _P.c.document_id))
+    .where(_P.c.id == sa.bindparam("pid"))
+)
+
+
 def load_pair_view(session: Session, pair_id: int, position: int | None) -> PairView:
     """The annotator-facing view of pair ``pair_id`` (topic and document text only)."""
-    row = session.execute(
-        sa.select(Topic.key, Topic.title, Topic.description, Topic.narrative,
-                  Document.key, Document.title, Document.text)
-        .select_from(Pair)
-        .join(Topic, Topic.id == Pair.topic_id)
-        .join(Document, Document.id == Pair.document_id)
-        .where(Pair.id == pair_id)
-    ).one_or_none()
+    row = run(session, _VIEW, pid=pair_id).one_or_none()
     if row is None:
         raise InputError(f"no pair with id {pair_id}")
     return PairView(pair_id, row[0], row[1], row[2], row[3], row[4], row[5], row[6], position)
-
-
-def claim_of(session: Session, annotator_id: int) -> Claim | None:
-    """The annotator's live claim, if any (at most one)."""
-    return session.execute(
-        sa.select(Claim).where(Claim.annotator_id == annotator_id)
-    ).scalar_one_or_none()
-

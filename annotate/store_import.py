@@ -19,7 +19,7 @@ from sqlmodel import Session
 from annotate.models import Annotator, Claim, Document, Judgment, Pair, Topic
 from annotate.records import JUDGMENT_KINDS, JUDGMENT_SOURCES, LabelScale
 from annotate.store_annotators import add_label_source
-from annotate.store_common import campaign_row, utcnow
+from annotate.store_common import campaign_row, refresh_statistics, utcnow
 from pooljudge.errors import InputError
 
 __all__ = ["import_judgments"]
@@ -61,6 +61,7 @@ def import_judgments(
     table = Judgment.__table__
     for start in range(0, len(records), _BATCH):
         session.execute(sa.insert(table), records[start:start + _BATCH])
+    refresh_statistics(session, "judgment", "pair", "annotator")
     return len(records)
 
 

@@ -16,6 +16,7 @@ from annotate.store_common import (
     campaign_row,
     judgment_record,
     load_pair_view,
+    run,
     utcnow,
 )
 from pooljudge.errors import InputError
@@ -56,23 +57,20 @@ def record_judgment(
     version = 1 if me.previous is None else me.previous + 1
     if expected_version is not None and version != expected_version:
         raise DuplicateWrite(f"version {version - 1} of this judgment already exists")
-    claimed = session.execute(
-        sa.delete(Claim).where(Claim.annotator_id == annotator_id, Claim.pair_id == pair_id)
-        .returning(Claim.position)
-    ).first()
+    claimed = run(session, _RELEASE_CLAIM, aid=annotator_id, pid=pair_id).first()
     if kind == "judgment" and me.human and me.previous is None:
         _count_first_judgment(session, pair_id, claimed=claimed is not None)
     if position is None:
         position = claimed[0] if claimed is not None else me.previous_position
-    row = Judgment(pair_id=pair_id, annotator_id=annotator_id, kind=kind, version=version,
-                   label=int(label), source=source, created_at=utcnow(), seconds=seconds,
-                   position=position, comment=comment or None)
-    session.add(row)
+    values = {"pair_id": pair_id, "annotator_id": annotator_id, "kind": kind,
+              "version": version, "label": int(label), "source": source,
+              "created_at": utcnow(), "seconds": seconds, "position": position,
+              "comment": comment or None}
     try:
-        session.flush()
+        new_id = run(session, _INSERT, **values).scalar_one()
     except sa.exc.IntegrityError:
         raise DuplicateWrite("this judgment was written concurrently; nothing stored") from None
-    return judgment_record(row)
+    return JudgmentRecord(id=new_id, **values)
 
 
 def history(session: Session, *, annotator_id: int, limit: int = 20
@@ -153,19 +151,7 @@ _latest = sa.orm.aliased(Judgment, name="j")
 def _context(session: Session, annotator_id: int, pair_id: int, kind: str) -> sa.Row:
     """In one query: the annotator, the campaign's scale, whether the pair is in that campaign,
     and the annotator's latest version (and its position) of this pair and kind."""
-    latest = (sa.select(Judgment.version, Judgment.position)
-              .where(Judgment.pair_id == pair_id, Judgment.annotator_id == annotator_id,
-                     Judgment.kind == kind).order_by(Judgment.version.desc()).limit(1))
-    row = session.execute(
-        sa.select(Annotator.name, Annotator.role, Annotator.human, Annotator.active,
-                  Campaign.scale, Pair.id.label("pair"),
-                  latest.with_only_columns(Judgment.version).scalar_subquery().label("previous"),
-                  latest.with_only_columns(Judgment.position).scalar_subquery()
-                  .label("previous_position"))
-        .join(Campaign, Campaign.id == Annotator.campaign_id)
-        .outerjoin(Pair, sa.and_(Pair.id == pair_id, Pair.campaign_id == Annotator.campaign_id))
-        .where(Annotator.id == annotator_id)
-    ).first()
+    row = run(session, _CONTEXT, aid=annotator_id, pid=pair_id, kind=kind).first()
     if row is None or not row.active:
         raise InputError(f"no active annotator with id {annotator_id}")
     if row.pair is None:
@@ -191,13 +177,37 @@ def _check_values(me: sa.Row, *, label: int, kind: str, source: str,
 def _count_first_judgment(session: Session, pair_id: int, *, claimed: bool) -> None:
     """Count a participant's first judgment of ``pair`` towards the overlap."""
     if claimed:
-        session.execute(sa.update(Pair).where(Pair.id == pair_id)
-                        .values(judged=Pair.judged + 1))
-        return
-    taken = session.execute(
-        sa.update(Pair).where(Pair.id == pair_id, Pair.open_slots > ZERO)
-        .values(judged=Pair.judged + 1, open_slots=Pair.open_slots - 1)
-    ).rowcount
-    if taken == 0:
+        run(session, _COUNT_CLAIMED, pid=pair_id)
+    elif run(session, _COUNT_UNCLAIMED, pid=pair_id).rowcount == 0:
         raise InputError("this pair has meanwhile been judged by enough annotators (the claim "
                          "expired); nothing stored")
+
+
+def _context_statement() -> sa.Select:
+    """Annotator, scale, pair membership and latest version; binds ``aid``, ``pid``, ``kind``."""
+    a, c, p, j = Annotator.__table__, Campaign.__table__, Pair.__table__, Judgment.__table__
+    latest = (sa.select(j.c.version).where(j.c.pair_id == sa.bindparam("pid"),
+                                           j.c.annotator_id == sa.bindparam("aid"),
+                                           j.c.kind == sa.bindparam("kind"))
+              .order_by(j.c.version.desc()).limit(1))
+    return (
+        sa.select(a.c.name, a.c.role, a.c.human, a.c.active, c.c.scale, p.c.id.label("pair"),
+                  latest.scalar_subquery().label("previous"),
+                  latest.with_only_columns(j.c.position).scalar_subquery()
+                  .label("previous_position"))
+        .select_from(a.join(c, c.c.id == a.c.campaign_id).outerjoin(
+            p, sa.and_(p.c.id == sa.bindparam("pid"), p.c.campaign_id == a.c.campaign_id)))
+        .where(a.c.id == sa.bindparam("aid"))
+    )
+
+
+_P, _C = Pair.__table__, Claim.__table__
+_CONTEXT = _context_statement()
+_RELEASE_CLAIM = (sa.delete(_C).where(_C.c.annotator_id == sa.bindparam("aid"),
+                                      _C.c.pair_id == sa.bindparam("pid"))
+                  .returning(_C.c.position))
+_COUNT_CLAIMED = (sa.update(_P).where(_P.c.id == sa.bindparam("pid"))
+                  .values(judged=_P.c.judged + 1))
+_COUNT_UNCLAIMED = (sa.update(_P).where(_P.c.id == sa.bindparam("pid"), _P.c.open_slots > ZERO)
+                    .values(judged=_P.c.judged + 1, open_slots=_P.c.open_slots - 1))
+_INSERT = sa.insert(Judgment.__table__).returning(Judgment.__table__.c.id)

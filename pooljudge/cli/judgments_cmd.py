@@ -59,8 +59,7 @@ def read_judgments(path: str, *, as_name: str | None = None) -> tuple[pd.DataFra
         lines = _data_line_numbers(read_bytes(path))
         frame = qrels.assign(annotator=as_name, label=qrels["label"].astype(str))
         return frame[list(REQUIRED)], lines
-    raw = read_bytes(path)
-    text = raw.decode("utf-8-sig", errors="strict") if _utf8(raw, path) else ""
+    text = _decode(read_bytes(path), path)
     if text.lstrip().startswith("{"):
         return _read_jsonl(text, path)
     first = text.splitlines()[0]
@@ -80,13 +79,12 @@ def read_judgments(path: str, *, as_name: str | None = None) -> tuple[pd.DataFra
     return frame[keep].reset_index(drop=True), np.flatnonzero(keep) + 2
 
 
-def _utf8(raw: bytes, path: str) -> bool:
+def _decode(raw: bytes, path: str) -> str:
     try:
-        raw.decode("utf-8-sig")
+        return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError("not valid UTF-8", path=path,
                          line=raw[: exc.start].count(b"\n") + 1) from None
-    return True
 
 
 def _read_jsonl(text: str, path: str) -> tuple[pd.DataFrame, np.ndarray]:

@@ -170,3 +170,19 @@ def test_simulate_completes_the_campaign_through_the_claim_path(files, db_url, c
     assert main(["simulate", "--campaign", name, "--truth", "qrels.txt", "--annotators", "1",
                  "--db", db_url]) == 2
     assert "cannot meet the overlap 2" in capsys.readouterr().err
+
+
+def test_jsonl_and_qrels_import_errors_name_their_lines(cli, files, capsys):
+    assert _init(cli) == 0
+    row = '{{"annotator": "llm", "topic": "301", "doc": "FT1", "label": {}}}\n'
+    (files / "j.jsonl").write_text(row.format(1) + "\n" + row.format(7), encoding="utf-8")
+    capsys.readouterr()
+    assert cli("judgments", "import", "j.jsonl", "--campaign", "demo",
+               "--new-annotator", "llm") == 2
+    assert capsys.readouterr().err.strip() == "j.jsonl:3: label 7 is not on the scale [0, 1]"
+    (files / "q.txt").write_text("# made by hand\n301 0 FT1 1\n\n302 0 FT9 1\n",
+                                 encoding="utf-8")
+    assert cli("judgments", "import", "q.txt", "--campaign", "demo", "--as", "qrels") == 2
+    assert capsys.readouterr().err.strip() == "q.txt:4: unknown document 'FT9'"
+    assert cli("judgments", "import", "q.txt", "--campaign", "demo") == 2
+    assert "use --as NAME" in capsys.readouterr().err

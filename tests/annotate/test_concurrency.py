@@ -13,6 +13,7 @@ import time
 import uuid
 
 import pandas as pd
+import pytest
 import sqlalchemy as sa
 
 from annotate.db import open_engine, session_scope
@@ -47,11 +48,11 @@ def _claim_only(url: str, ids: list[int], rounds: int) -> list[tuple[int, int]]:
 
 
 def _campaign(engine, collection, *, overlap: int, n_topics: int, n_docs: int, n_annotators: int,
-              scale=None):
+              assign_mode: str = "pair"):
     name = f"c-{uuid.uuid4().hex[:8]}"
     with session_scope(engine) as session:
-        create_campaign(session, name=name, scale=scale or LabelScale.binary(), overlap=overlap,
-                        **collection(n_topics, n_docs))
+        create_campaign(session, name=name, scale=LabelScale.binary(), overlap=overlap,
+                        assign_mode=assign_mode, **collection(n_topics, n_docs))
         for i in range(n_annotators):
             add_annotator(session, campaign=name, name=f"w{i:02d}")
     with session_scope(engine) as session:
@@ -60,21 +61,25 @@ def _campaign(engine, collection, *, overlap: int, n_topics: int, n_docs: int, n
     return name, ids
 
 
-def test_parallel_judging_gives_each_pair_exactly_k(engine, db_url, collection):
-    name, ids = _campaign(engine, collection, overlap=3, n_topics=10, n_docs=20, n_annotators=8)
+@pytest.mark.parametrize("assign_mode", ["pair", "topic"])
+def test_parallel_judging_gives_each_pair_exactly_k(engine, db_url, collection, assign_mode):
+    name, ids = _campaign(engine, collection, overlap=3, n_topics=10, n_docs=40, n_annotators=8,
+                          assign_mode=assign_mode)
     jobs = [(db_url, ids[w::WORKERS], {}, [0, 1], 0.0, w) for w in range(WORKERS)]
     with multiprocessing.get_context("spawn").Pool(WORKERS) as pool:
         written = pool.starmap(simulate_worker, jobs)
     with session_scope(engine) as session:
         frame = judgments_frame(session, campaign=name, latest_only=False)
         done = progress(session, campaign=name)
-    assert sum(written) == 600 == len(frame)  # 200 pairs x 3: none lost, none extra
+    assert sum(written) == 1200 == len(frame)  # 400 pairs x 3: none lost, none extra
     assert min(written) > 0  # every process took part
     per_pair = frame.groupby(["topic", "doc"])["annotator"].agg(["size", "nunique"])
-    assert len(per_pair) == 200
+    assert len(per_pair) == 400
     assert (per_pair["size"] == 3).all() and (per_pair["nunique"] == 3).all()
     assert (frame["version"] == 1).all()
     assert (done["judgments_done"] == done["judgments_needed"]).all()
+    if assign_mode == "topic":  # every topic stays with exactly 3 annotators
+        assert (frame.groupby("topic")["annotator"].nunique() == 3).all()
 
 
 def test_parallel_claims_never_exceed_the_overlap(engine, db_url, collection):
