@@ -29,6 +29,7 @@ import pandas as pd
 import sqlalchemy as sa
 from sqlmodel import Session
 
+from annotate.adaptive_queue import rerank_queue
 from annotate.models import Annotator, Campaign, Claim, Judgment, Pair, Skip, Topic, TopicAssignment
 from annotate.records import JUDGING_ORDERS, PairView
 from annotate.store_common import ZERO, annotator_row, load_pair_view, run, utcnow
@@ -111,6 +112,7 @@ def next_pair(session: Session, *, annotator_id: int, lease_seconds: float = 600
     if me.pair_id is not None:
         run(session, _RENEW, aid=annotator_id, expires=expires)
         return load_pair_view(session, me.pair_id, me.position)
+    rerank_queue(session, campaign_id=me.campaign_id)  # adaptive orders: policy's pairs first
     if me.assign_mode == "topic":
         pair_id = _claim_by_topic(session, annotator_id, me.campaign_id, now)
     else:

@@ -8,6 +8,14 @@ judged the pair minus the live claims on it, never below 0; ``pair.judged`` coun
 participants who judged it. ``topic.open_slots`` is K minus the annotators holding the topic
 (assignment by topic). The claim query reads only these counters and partial indexes
 ``WHERE open_slots > 0``, so it never aggregates judgments.
+
+Adaptive orders (revision 0003): ``pool_entry`` keeps each pair's rank in every run that
+retrieved it; ``campaign.order_seed`` seeds the policy and ``campaign.queue_mark`` is the highest
+judgment id the queue positions reflect (see :mod:`annotate.adaptive_queue`).
+
+Progress counters (revision 0004): ``annotator_topic.judged`` counts the distinct pairs of a
+topic each annotator judged, so progress never aggregates judgments (see
+:mod:`annotate.store_progress`).
 """
 
 from __future__ import annotations
@@ -19,11 +27,13 @@ from sqlmodel import Field, SQLModel
 
 __all__ = [
     "Annotator",
+    "AnnotatorTopic",
     "Campaign",
     "Claim",
     "Document",
     "Judgment",
     "Pair",
+    "PoolEntry",
     "Skip",
     "Topic",
     "TopicAssignment",
@@ -55,6 +65,8 @@ class Campaign(SQLModel, table=True):
     guidelines: str = Field(sa_column=Column(Text, nullable=False))
     show_others_labels: bool
     created_at: datetime = _time()
+    order_seed: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    queue_mark: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
 
 
 class Topic(SQLModel, table=True):
@@ -100,6 +112,7 @@ class Pair(SQLModel, table=True):
               postgresql_where=_OPEN, sqlite_where=_OPEN),
         Index("ix_pair_topic_queue_open", "topic_id", "queue_pos",
               postgresql_where=_OPEN, sqlite_where=_OPEN),
+        Index("ix_pair_campaign_judged", "campaign_id", "judged"),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -112,6 +125,17 @@ class Pair(SQLModel, table=True):
     queue_pos: int
     open_slots: int
     judged: int
+
+
+class PoolEntry(SQLModel, table=True):
+    """A run that retrieved a pooled pair, and the pair's 1-based rank in it (revision 0003)."""
+
+    __tablename__ = "pool_entry"
+    __table_args__ = (CheckConstraint("rank >= 1", name="ck_pool_entry_rank"),)
+
+    pair_id: int = Field(foreign_key="pair.id", primary_key=True)
+    run: str = Field(sa_column=Column(Text, primary_key=True))
+    rank: int
 
 
 class Annotator(SQLModel, table=True):
@@ -138,6 +162,20 @@ class Annotator(SQLModel, table=True):
     token_hash: str | None = Field(default=None, unique=True)
     shown: int
     created_at: datetime = _time()
+
+
+class AnnotatorTopic(SQLModel, table=True):
+    """Progress counter (revision 0004): distinct pairs of ``topic_id`` the annotator judged.
+
+    Counts kind ``judgment`` (any version once); written in the transaction of each first
+    judgment, so it always equals a recount of the judgment table.
+    """
+
+    __tablename__ = "annotator_topic"
+
+    annotator_id: int = Field(foreign_key="annotator.id", primary_key=True)
+    topic_id: int = Field(foreign_key="topic.id", primary_key=True, index=True)
+    judged: int
 
 
 class Claim(SQLModel, table=True):

@@ -7,9 +7,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from pooling.strategies import StrategySpec, is_adaptive, parse_strategy
 from pooljudge.errors import InputError
 
 __all__ = [
+    "ADAPTIVE_ORDERS",
     "ANNOTATOR_ROLES",
     "ASSIGN_MODES",
     "JUDGING_ORDERS",
@@ -21,6 +23,8 @@ __all__ = [
     "Label",
     "LabelScale",
     "PairView",
+    "adaptive_spec",
+    "canonical_order",
 ]
 
 ANNOTATOR_ROLES = ("annotator", "adjudicator", "admin")
@@ -33,6 +37,46 @@ JUDGING_ORDERS = {
     "topic": "topic by topic, the pool file's order within each topic",
     "random": "a seeded random permutation of all pairs",
 }
+# Adaptive orders: a policy of :mod:`pooling` asked at claim time (see annotate.adaptive_queue);
+# they need each run's ranking of the pool. Parameters follow pooling's strategy grammar, e.g.
+# ``maxmean(alpha=2,beta=1)``; the seed is the campaign's.
+ADAPTIVE_ORDERS = {
+    "mtf": "Move-To-Front: stay on a run while it finds relevant documents (Cormack et al. 1998)",
+    "maxmean": "bandit: the run of highest posterior mean of relevance (Losada et al. 2016)",
+    "thompson": "bandit: Thompson sampling over the runs, Beta(1, 1) prior (Losada et al. 2017)",
+}
+
+
+
+def adaptive_spec(order: str) -> StrategySpec | None:
+    """The pooling strategy of an adaptive order (``mtf``, ``maxmean(alpha=2)``...), None for a
+    static order or any other text."""
+    if order in JUDGING_ORDERS:
+        return None
+    try:
+        spec = parse_strategy(order)
+    except ValueError:
+        return None
+    return spec if is_adaptive(spec) else None
+
+
+def canonical_order(order: str) -> str:
+    """``order`` as stored: a static order's name, or an adaptive strategy in pooling's canonical
+    form (aliases resolved, parameters sorted). Raises InputError naming the choices."""
+    if order in JUDGING_ORDERS:
+        return order
+    try:
+        spec = parse_strategy(order)
+    except ValueError as exc:
+        spec = None
+        reason = "" if str(exc).startswith("unknown strategy") else f" ({exc})"
+    else:
+        reason = "" if is_adaptive(spec) else " (a pooling order: pool with it, then use 'pool')"
+    if spec is None or not is_adaptive(spec):
+        choices = ", ".join([*JUDGING_ORDERS, *ADAPTIVE_ORDERS])
+        raise InputError(f"unknown judging order {order!r}{reason}; choose from {choices}")
+    return str(spec)
+
 
 # Names of the common graded scales; any other range gets "Grade g".
 _GRADE_NAMES = {

@@ -25,6 +25,7 @@ from annotate.store_judgments import (
     pair_view,
     record_judgment,
 )
+from annotate.store_pairs import pair_by_key
 from annotate.store_progress import annotator_progress, progress
 
 __all__ = [
@@ -45,6 +46,7 @@ __all__ = [
     "list_annotators",
     "list_campaigns",
     "next_pair",
+    "pair_by_key",
     "pair_view",
     "progress",
     "record_judgment",

@@ -7,9 +7,10 @@ import pandas as pd
 import sqlalchemy as sa
 from sqlmodel import Session
 
+from annotate.adaptive_queue import initial_positions, select_run_ranks
 from annotate.assignment import queue_positions
-from annotate.models import Annotator, Campaign, Document, Judgment, Pair, Topic
-from annotate.records import ASSIGN_MODES, CampaignInfo, LabelScale
+from annotate.models import Annotator, Campaign, Document, Judgment, Pair, PoolEntry, Topic
+from annotate.records import ASSIGN_MODES, CampaignInfo, LabelScale, adaptive_spec, canonical_order
 from annotate.store_common import campaign_info, campaign_row, refresh_statistics, utcnow
 from pooljudge.errors import InputError
 
@@ -25,14 +26,30 @@ def create_campaign(
     session: Session, *, name: str, scale: LabelScale, overlap: int = 1, order: str = "pool",
     assign_mode: str = "pair", guidelines: str = "", show_others_labels: bool = False,
     topics: pd.DataFrame, documents: pd.DataFrame, pool: pd.DataFrame,
+    run_ranks: pd.DataFrame | None = None, seed: int = 0,
 ) -> CampaignInfo:
     """Create campaign ``name`` with the pool's pairs and the topics and documents they name.
+
+    ``order`` is a static order of JUDGING_ORDERS or an adaptive one of ADAPTIVE_ORDERS (pooling's
+    strategy grammar, seeded by ``seed``), which needs ``run_ranks`` (topic, doc, run, rank:
+    each pooled pair's rank in every run that retrieved it) covering every pool row and
+    assignment by pair. Run ranks of pooled pairs are stored whatever the order.
 
     Topics and documents the pool does not name are not stored. Raises InputError (and stores
     nothing, the caller's transaction being rolled back) for an existing name, a bad setting, or
     a pool naming an unknown topic or document.
     """
     _check_settings(session, name, overlap, assign_mode)
+    order = canonical_order(order)
+    adaptive = adaptive_spec(order) is not None
+    if adaptive and run_ranks is None:
+        raise InputError(f"the adaptive order {order} needs each run's ranking of the pool "
+                         "(give the runs the pool was made from)")
+    if adaptive and assign_mode != "pair":
+        raise InputError(f"the adaptive order {order} interleaves topics: it needs assignment "
+                         "by pair")
+    if seed < 0:
+        raise InputError(f"the seed must not be negative, got {seed}")
     _require(topics, _TOPIC_COLUMNS, "topics")
     _require(documents, _DOCUMENT_COLUMNS, "documents")
     _require(pool, _POOL_COLUMNS, "pool")
@@ -40,10 +57,12 @@ def create_campaign(
         raise InputError("the pool has no pairs")
     _check_members(pool, "topic", topics["id"], "topic")
     _check_members(pool, "doc", documents["id"], "document")
-    positions = queue_positions(pool, order)
+    ranks = None if run_ranks is None else select_run_ranks(pool, run_ranks, complete=adaptive)
+    positions = (initial_positions(pool, ranks, order=order, seed=seed) if adaptive
+                 else queue_positions(pool, order))
     row = Campaign(name=name, scale=scale.to_json(), overlap=overlap, judging_order=order,
                    assign_mode=assign_mode, guidelines=guidelines,
-                   show_others_labels=show_others_labels, created_at=utcnow())
+                   show_others_labels=show_others_labels, created_at=utcnow(), order_seed=seed)
     session.add(row)
     session.flush()
     topic_ids = _insert_topics(session, row, topics, pool, positions)
@@ -57,7 +76,11 @@ def create_campaign(
         "open_slots": overlap, "judged": 0,
     })
     _bulk_insert(session, Pair, frame)
-    refresh_statistics(session, "topic", "document", "pair")
+    tables = ["topic", "document", "pair"]
+    if ranks is not None and len(ranks):
+        _insert_pool_entries(session, row.id, ranks)
+        tables.append("pool_entry")
+    refresh_statistics(session, *tables)
     return campaign_info(row)
 
 
@@ -151,6 +174,16 @@ def _insert_documents(session: Session, campaign_id: int, documents: pd.DataFram
                           "text": wanted["text"].fillna("").astype(str)})
     _bulk_insert(session, Document, frame)
     return _keys(session, Document, campaign_id)
+
+
+def _insert_pool_entries(session: Session, campaign_id: int, ranks: pd.DataFrame) -> None:
+    """Store each run's rank of the campaign's pairs (``ranks``: topic, doc, run, rank)."""
+    ids = pd.DataFrame(session.execute(
+        sa.select(Pair.id, Topic.key, Document.key)
+        .join(Topic, Topic.id == Pair.topic_id).join(Document, Document.id == Pair.document_id)
+        .where(Pair.campaign_id == campaign_id)).all(), columns=["pair_id", "topic", "doc"])
+    frame = ranks.merge(ids, on=["topic", "doc"])[["pair_id", "run", "rank"]]
+    _bulk_insert(session, PoolEntry, frame.astype({"rank": np.int64}))
 
 
 def _keys(session: Session, table, campaign_id: int) -> dict[str, int]:

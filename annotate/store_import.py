@@ -20,6 +20,7 @@ from annotate.models import Annotator, Claim, Document, Judgment, Pair, Topic
 from annotate.records import JUDGMENT_KINDS, JUDGMENT_SOURCES, LabelScale
 from annotate.store_annotators import add_label_source
 from annotate.store_common import campaign_row, refresh_statistics, utcnow
+from annotate.store_progress import count_judged
 from pooljudge.errors import InputError
 
 __all__ = ["import_judgments"]
@@ -52,6 +53,8 @@ def import_judgments(
     _validate(data, scale, path, lines)
     data = _with_versions(session, data)
     _count_towards_overlap(session, data)
+    count_judged(session, firsts=data.loc[data["first"] & (data["kind"] == "judgment"),
+                                          ["annotator_id", "pair_id"]])
     records = pd.DataFrame({
         "pair_id": data["pair_id"], "annotator_id": data["annotator_id"], "kind": data["kind"],
         "version": data["version"], "label": data["label_value"], "source": data["source"],
@@ -61,7 +64,7 @@ def import_judgments(
     table = Judgment.__table__
     for start in range(0, len(records), _BATCH):
         session.execute(sa.insert(table), records[start:start + _BATCH])
-    refresh_statistics(session, "judgment", "pair", "annotator")
+    refresh_statistics(session, "judgment", "pair", "annotator", "annotator_topic")
     return len(records)
 
 

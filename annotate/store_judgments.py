@@ -19,6 +19,7 @@ from annotate.store_common import (
     run,
     utcnow,
 )
+from annotate.store_progress import count_judged
 from pooljudge.errors import InputError
 
 __all__ = [
@@ -58,8 +59,10 @@ def record_judgment(
     if expected_version is not None and version != expected_version:
         raise DuplicateWrite(f"version {version - 1} of this judgment already exists")
     claimed = run(session, _RELEASE_CLAIM, aid=annotator_id, pid=pair_id).first()
-    if kind == "judgment" and me.human and me.previous is None:
-        _count_first_judgment(session, pair_id, claimed=claimed is not None)
+    if kind == "judgment" and me.previous is None:
+        if me.human:
+            _count_first_judgment(session, pair_id, claimed=claimed is not None)
+        count_judged(session, annotator_id=annotator_id, topic_id=me.topic_id)
     if position is None:
         position = claimed[0] if claimed is not None else me.previous_position
     values = {"pair_id": pair_id, "annotator_id": annotator_id, "kind": kind,
@@ -192,6 +195,7 @@ def _context_statement() -> sa.Select:
               .order_by(j.c.version.desc()).limit(1))
     return (
         sa.select(a.c.name, a.c.role, a.c.human, a.c.active, c.c.scale, p.c.id.label("pair"),
+                  p.c.topic_id,
                   latest.scalar_subquery().label("previous"),
                   latest.with_only_columns(j.c.position).scalar_subquery()
                   .label("previous_position"))

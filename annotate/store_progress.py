@@ -1,70 +1,123 @@
-"""Progress of a campaign, per topic and per annotator, from the queue counters."""
+"""Progress of a campaign, per topic and per annotator, from counters (never from judgments).
+
+Counters: ``pair.judged`` (participants who judged the pair) and ``annotator_topic.judged``
+(distinct pairs of a topic an annotator judged, kind ``judgment``). :func:`count_judged` keeps
+the latter in the transaction that inserts the judgments; every writer of first judgments
+(:func:`annotate.store.record_judgment`, :func:`annotate.store.import_judgments`) calls it.
+
+Topic progress = Σ over the topic's participants of ``annotator_topic.judged`` − Σ over its
+pairs of ``max(pair.judged − K, 0)`` (an import may give a pair more than K participants; those
+extra judgments do not count). The second sum reads the index ``(campaign_id, judged)`` from
+``judged > K`` on, which is empty or tiny. The only aggregate over pairs is :func:`topic_pairs`
+(the pool size per topic, fixed once the campaign exists), which callers may cache.
+"""
 
 from __future__ import annotations
 
 import pandas as pd
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session
 
-from annotate.models import Annotator, Judgment, Pair, Topic
-from annotate.store_common import campaign_row
+from annotate.models import Annotator, AnnotatorTopic, Pair, Topic
+from annotate.store_common import campaign_row, run
 
-__all__ = ["annotator_progress", "progress"]
+__all__ = ["annotator_progress", "count_judged", "progress", "topic_pairs"]
+
+_AT, _A, _P = AnnotatorTopic.__table__, Annotator.__table__, Pair.__table__
 
 
-def progress(session: Session, *, campaign: str, annotator_id: int | None = None
-             ) -> pd.DataFrame:
+def _upsert(dialect) -> sa.Insert:
+    """``INSERT … ON CONFLICT (annotator_id, topic_id) DO UPDATE judged = judged + :n``."""
+    statement = dialect.insert(_AT).values(annotator_id=sa.bindparam("aid"),
+                                           topic_id=sa.bindparam("tid"),
+                                           judged=sa.bindparam("n"))
+    return statement.on_conflict_do_update(
+        index_elements=[_AT.c.annotator_id, _AT.c.topic_id],
+        set_={"judged": _AT.c.judged + statement.excluded.judged})
+
+
+_UPSERT = {"sqlite": _upsert(sqlite), "postgresql": _upsert(postgresql)}
+_TOPIC_OF = sa.select(_P.c.id, _P.c.topic_id).where(_P.c.id.in_(sa.bindparam("ids",
+                                                                               expanding=True)))
+
+
+def count_judged(session: Session, *, annotator_id: int | None = None,
+                 topic_id: int | None = None, firsts: pd.DataFrame | None = None) -> None:
+    """Count first judgments (kind ``judgment``, version 1) in ``annotator_topic``.
+
+    Either one judgment (``annotator_id`` and ``topic_id``) or a frame ``firsts`` with columns
+    ``annotator_id, pair_id`` (one row per new first judgment; topics are looked up).
+    """
+    statement = _UPSERT[session.get_bind().dialect.name]
+    if firsts is None:
+        run(session, statement, aid=annotator_id, tid=topic_id, n=1)
+        return
+    if firsts.empty:
+        return
+    pair_ids = sorted(set(firsts["pair_id"].astype("int64").tolist()))
+    topics = pd.concat([pd.DataFrame(run(session, _TOPIC_OF, ids=pair_ids[i:i + 10_000]).all(),
+                                     columns=["pair_id", "topic_id"])
+                        for i in range(0, len(pair_ids), 10_000)])
+    counts = (firsts[["annotator_id", "pair_id"]].astype("int64")
+              .merge(topics, on="pair_id").groupby(["annotator_id", "topic_id"]).size())
+    session.connection().execute(statement, [
+        {"aid": int(a), "tid": int(t), "n": int(n)} for (a, t), n in counts.items()])
+
+
+def topic_pairs(session: Session, *, campaign: str) -> pd.DataFrame:
+    """The pool size per topic, in queue order: columns ``topic_id, topic, pairs``."""
+    row = campaign_row(session, campaign)
+    sizes = (sa.select(_P.c.topic_id, sa.func.count().label("n"))
+             .where(_P.c.campaign_id == row.id).group_by(_P.c.topic_id).subquery())
+    query = (sa.select(Topic.id, Topic.key, sizes.c.n).join(sizes, sizes.c.topic_id == Topic.id)
+             .where(Topic.campaign_id == row.id).order_by(Topic.queue_pos, Topic.id))
+    frame = pd.DataFrame(session.execute(query).all(), columns=["topic_id", "topic", "pairs"])
+    return frame.astype({"topic_id": "int64", "pairs": "int64"})
+
+
+def progress(session: Session, *, campaign: str, annotator_id: int | None = None,
+             pairs: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per topic, in queue order: ``topic, pairs, judgments_needed, judgments_done``.
 
     ``judgments_needed`` = pairs × overlap K; ``judgments_done`` counts participants' first
     judgments, at most K per pair (imported label sources and adjudications do not count).
     With ``annotator_id``, two more columns: ``annotator`` (the name) and ``annotator_done``
-    (pairs of the topic that annotator has judged). Per-annotator totals for every annotator
-    are :func:`annotator_progress`.
+    (pairs of the topic that annotator has judged). ``pairs`` is a :func:`topic_pairs` frame
+    fetched earlier (it never changes, so a caller may keep it); by default it is fetched.
     """
     row = campaign_row(session, campaign)
-    done = sa.case((Pair.judged >= row.overlap, row.overlap), else_=Pair.judged)
-    query = (
-        sa.select(Topic.key, sa.func.count(Pair.id), sa.func.sum(done))
-        .join(Pair, Pair.topic_id == Topic.id).where(Topic.campaign_id == row.id)
-        .group_by(Topic.id, Topic.key, Topic.queue_pos).order_by(Topic.queue_pos)
-    )
-    frame = pd.DataFrame(session.execute(query).all(),
-                         columns=["topic", "pairs", "judgments_done"])
-    frame = frame.astype({"pairs": "int64", "judgments_done": "int64"})
-    frame.insert(2, "judgments_needed", frame["pairs"] * row.overlap)
-    if annotator_id is None:
-        return frame
-    name = session.execute(sa.select(Annotator.name).where(
-        Annotator.id == annotator_id, Annotator.campaign_id == row.id)).scalar_one_or_none()
-    mine = _judged_by(session, row.id, annotator_id)
-    frame["annotator"] = name
-    frame["annotator_done"] = frame["topic"].map(mine).fillna(0).astype("int64")
-    return frame
+    frame = (topic_pairs(session, campaign=campaign) if pairs is None else pairs).copy()
+    frame["judgments_needed"] = frame["pairs"] * row.overlap
+    done = dict(session.execute(
+        sa.select(_AT.c.topic_id, sa.func.sum(_AT.c.judged))
+        .join(_A, _A.c.id == _AT.c.annotator_id)
+        .where(_A.c.campaign_id == row.id, _A.c.human).group_by(_AT.c.topic_id)).all())
+    excess = dict(session.execute(
+        sa.select(_P.c.topic_id, sa.func.sum(_P.c.judged - row.overlap))
+        .where(_P.c.campaign_id == row.id, _P.c.judged > row.overlap)
+        .group_by(_P.c.topic_id)).all())
+    frame["judgments_done"] = (frame["topic_id"].map(done).fillna(0)
+                               - frame["topic_id"].map(excess).fillna(0)).astype("int64")
+    if annotator_id is not None:
+        name = session.execute(sa.select(_A.c.name).where(
+            _A.c.id == annotator_id, _A.c.campaign_id == row.id)).scalar_one_or_none()
+        mine = dict(session.execute(sa.select(_AT.c.topic_id, _AT.c.judged)
+                                    .where(_AT.c.annotator_id == annotator_id)).all())
+        frame["annotator"] = name
+        frame["annotator_done"] = frame["topic_id"].map(mine).fillna(0).astype("int64")
+    return frame.drop(columns="topic_id").reset_index(drop=True)
 
 
 def annotator_progress(session: Session, *, campaign: str) -> pd.DataFrame:
     """One row per (annotator, topic) judged: ``annotator, topic, judged`` (distinct pairs)."""
     row = campaign_row(session, campaign)
     query = (
-        sa.select(Annotator.name, Topic.key, sa.func.count(sa.distinct(Judgment.pair_id)))
-        .select_from(Judgment).join(Pair, Pair.id == Judgment.pair_id)
-        .join(Topic, Topic.id == Pair.topic_id).join(Annotator, Annotator.id ==
-                                                     Judgment.annotator_id)
-        .where(Pair.campaign_id == row.id, Judgment.kind == "judgment")
-        .group_by(Annotator.name, Topic.key).order_by(Annotator.name, Topic.key)
+        sa.select(_A.c.name, Topic.key, _AT.c.judged)
+        .select_from(_AT).join(_A, _A.c.id == _AT.c.annotator_id)
+        .join(Topic, Topic.id == _AT.c.topic_id)
+        .where(_A.c.campaign_id == row.id, _AT.c.judged > 0)
+        .order_by(_A.c.name, Topic.key)
     )
     frame = pd.DataFrame(session.execute(query).all(), columns=["annotator", "topic", "judged"])
     return frame.astype({"judged": "int64"})
-
-
-def _judged_by(session: Session, campaign_id: int, annotator_id: int) -> pd.Series:
-    rows = session.execute(
-        sa.select(Topic.key, sa.func.count(sa.distinct(Judgment.pair_id)))
-        .select_from(Judgment).join(Pair, Pair.id == Judgment.pair_id)
-        .join(Topic, Topic.id == Pair.topic_id)
-        .where(Pair.campaign_id == campaign_id, Judgment.annotator_id == annotator_id,
-               Judgment.kind == "judgment")
-        .group_by(Topic.key)
-    ).all()
-    return pd.Series(dict(rows), dtype="int64")

@@ -22,7 +22,14 @@ import pandas as pd
 from annotate import store
 from annotate.db import open_engine, session_scope
 from annotate.records import LabelScale
-from annotate.ui.browser import launch_chromium, shown_pair, start_app, stop_app, wait_for_new_pair
+from annotate.ui.browser import (
+    launch_chromium,
+    shown_pair,
+    start_app,
+    stop_app,
+    wait_for_new_pair,
+    wait_idle,
+)
 
 
 def _campaign(url: str, pairs: int, preload: int, annotators: int) -> str:
@@ -65,6 +72,7 @@ def measure(url: str, token: str, n: int, log: Path) -> np.ndarray:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.goto(f"{base}/?token={token}")
             pair, times = shown_pair(page), []
+            wait_idle(page)  # a key pressed during the first run acts on stale state
             for i in range(n + 3):  # the first three warm the caches and are not counted
                 started = time.perf_counter()
                 page.keyboard.press("1" if i % 3 else "0")

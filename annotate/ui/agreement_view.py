@@ -20,6 +20,7 @@ from annotate.consensus import adjudication_queue, disagreements
 from annotate.db import session_scope
 from annotate.records import AnnotatorInfo, CampaignInfo
 from annotate.ui import keys
+from annotate.ui.pair_panels import show_pair
 from annotate.ui.render import caption_html, text_html
 from pooljudge.errors import InputError
 
@@ -47,9 +48,7 @@ def render_agreement(engine: Engine, campaign: CampaignInfo) -> None:
     scale = campaign.scale.values
     report = agreement_report(votes, scale)
     pairs = report.pairs
-    st.subheader("Overall")
-    st.json({k: (None if pd.isna(v) else v) if not isinstance(v, dict | list) else v
-             for k, v in report.overall.items()}, expanded=False)
+    _overall(report.overall)
     st.subheader("Pairwise (95% bootstrap intervals over topics)")
     st.dataframe(pairs, hide_index=True)
     heat = pd.concat([pairs[["a", "b", "cohen_kappa"]],
@@ -69,6 +68,20 @@ def render_agreement(engine: Engine, campaign: CampaignInfo) -> None:
     st.dataframe(disagreements(latest, scale).head(50), hide_index=True)
 
 
+def _overall(overall: dict[str, object]) -> None:
+    """Campaign-wide coefficients as metric cards; an undefined one reads "undefined"."""
+    st.subheader("Overall")
+    cards = [("Judgments", overall["judgments"], None), ("Annotators", overall["annotators"], None),
+             ("Pairs judged by 2+", overall["items_shared"], None),
+             ("Fleiss' kappa", overall["fleiss_kappa"], overall["fleiss_kappa_note"]),
+             ("Krippendorff's α (nominal)", overall["krippendorff_alpha_nominal"], None),
+             ("Krippendorff's α (ordinal)", overall["krippendorff_alpha_ordinal"], None)]
+    for column, (name, value, note) in zip(st.columns(len(cards)), cards, strict=True):
+        shown = "undefined" if value is None else (f"{value:.3f}" if isinstance(value, float)
+                                                    else f"{value:,}")
+        column.metric(name, shown, help=note)
+
+
 def render_adjudication(engine: Engine, user: AnnotatorInfo) -> None:
     """The next undecided disagreement of the user's campaign, with one button per label."""
     with session_scope(engine, readonly=True) as session:
@@ -84,7 +97,10 @@ def render_adjudication(engine: Engine, user: AnnotatorInfo) -> None:
         return
     topic, doc = str(queue["topic"].iat[0]), str(queue["doc"].iat[0])
     st.session_state[_DECIDING] = (topic, doc)
-    st.html(text_html(f"Topic {topic} · document {doc}\nVotes: {queue['votes'].iat[0]}"))
+    with session_scope(engine, readonly=True) as session:
+        view = store.pair_by_key(session, campaign=campaign.name, topic=topic, doc=doc)
+    st.html(caption_html(f"Votes: {queue['votes'].iat[0]}"))
+    show_pair(view)
     rows = latest[(latest["topic"] == topic) & (latest["doc"] == doc)]
     comments = [f"{a}: {c}" for a, c in zip(rows["annotator"], rows["comment"], strict=True)
                 if isinstance(c, str) and c]

@@ -1,8 +1,10 @@
 """Create a campaign in the browser: upload topics, documents and runs; pool them; add people.
 
 Pooling is :mod:`pooling`: depth-k pool of the uploaded runs, a static judging order, an optional
-per-topic budget. The campaign and its people are stored in one transaction (all or nothing);
-the new login links are shown once, to copy (tokens are stored only as hashes).
+per-topic budget. The queue follows a static order or an adaptive policy (MTF, MaxMean,
+Thompson sampling) that learns from the judgments; every pair's rank in each run is stored.
+The campaign and its people are stored in one transaction (all or nothing); the new login
+links are shown once, to copy (tokens are stored only as hashes).
 """
 
 from __future__ import annotations
@@ -11,8 +13,9 @@ import streamlit as st
 from sqlalchemy import Engine
 
 from annotate import store
+from annotate.adaptive_queue import run_ranks
 from annotate.db import session_scope
-from annotate.records import JUDGING_ORDERS, LabelScale
+from annotate.records import ADAPTIVE_ORDERS, JUDGING_ORDERS, LabelScale
 from annotate.ui import keys
 from annotate.ui.uploads import read_uploaded_documents, read_uploaded_runs, read_uploaded_topics
 from pooling.pool import apply_budget, build_pool
@@ -22,6 +25,7 @@ from pooljudge.errors import InputError
 __all__ = ["SCALES", "render_create"]
 
 SCALES = {"binary (0–1)": (0, 1), "graded 0–2": (0, 2), "graded 0–3": (0, 3)}
+QUEUES = {**JUDGING_ORDERS, **{k: f"adaptive — {v}" for k, v in ADAPTIVE_ORDERS.items()}}
 
 
 def render_create(engine: Engine) -> None:
@@ -41,8 +45,8 @@ def render_create(engine: Engine) -> None:
         left, middle, right = st.columns(3)
         scale = left.selectbox("Label scale", list(SCALES))
         overlap = middle.number_input("Annotators per pair (overlap)", min_value=1, value=1)
-        queue = right.selectbox("Queue", list(JUDGING_ORDERS), help="\n".join(
-            f"{k}: {v}" for k, v in JUDGING_ORDERS.items()))
+        queue = right.selectbox("Queue", list(QUEUES), help="\n\n".join(
+            f"{k}: {v}" for k, v in QUEUES.items()))
         guidelines = st.text_area("Guidelines (shown to annotators)")
         people = st.text_area("People, one per line: `name` or `name,role` "
                               "(role: annotator, adjudicator, admin)")
@@ -87,6 +91,7 @@ def _create(engine: Engine, *, name: str, topics, docs, runs, depth: int, budget
             session, name=name, scale=LabelScale.range(*scale), overlap=overlap, order=queue,
             guidelines=guidelines, topics=read_uploaded_topics(topics),
             documents=read_uploaded_documents(docs),
-            pool=ordered[["topic", "doc", "order", "best_rank", "runs"]])
+            pool=ordered[["topic", "doc", "order", "best_rank", "runs"]],
+            run_ranks=run_ranks(pool))
         return [(role, person, f"{base}/?token=" + store.add_annotator(
             session, campaign=name, name=person, role=role)) for person, role in people]

@@ -15,11 +15,31 @@ from collections.abc import Sequence
 from pooljudge import __version__
 from pooljudge.errors import InputError, PoolJudgeError
 
-# Command modules, in the order their commands appear in --help.
-COMMAND_MODULES: tuple[str, ...] = ("eval_cmd", "pool_cmd", "campaign_cmd", "judgments_cmd",
-                                      "simulate_cmd", "agree_cmd", "export_cmd", "serve_cmd",
-                                      "demo_cmd", "bias_cmd", "correlate_cmd", "compare_cmd",
-                                      "report_cmd")
+DESCRIPTION = (
+    "pooljudge: pool TREC runs, judge them in the browser, measure agreement, export qrels "
+    "and evaluate runs with trec_eval-exact numbers and unjudged rates."
+)
+
+# Command name -> the module that registers it, in the order commands appear in --help.
+COMMANDS: dict[str, str] = {
+    "eval": "eval_cmd",
+    "pool": "pool_cmd",
+    "init": "campaign_cmd",
+    "annotators": "campaign_cmd",
+    "campaigns": "campaign_cmd",
+    "judgments": "judgments_cmd",
+    "simulate": "simulate_cmd",
+    "agree": "agree_cmd",
+    "export": "export_cmd",
+    "adjudication": "export_cmd",
+    "serve": "serve_cmd",
+    "demo": "demo_cmd",
+    "bias": "bias_cmd",
+    "correlate": "correlate_cmd",
+    "compare": "compare_cmd",
+    "report": "report_cmd",
+}
+COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(COMMANDS.values()))
 
 
 class _Parser(argparse.ArgumentParser):
@@ -30,18 +50,26 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="pooljudge", description=__doc__.splitlines()[0])
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser; with a known ``command`` only its module is imported (fast start-up)."""
+    parser = _Parser(prog="pooljudge", description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"pooljudge {__version__}")
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND", parser_class=_Parser)
     subparsers.required = True
-    for name in COMMAND_MODULES:
+    modules = (COMMANDS[command],) if command in COMMANDS else COMMAND_MODULES
+    for name in modules:
         importlib.import_module(f"pooljudge.cli.{name}").register(subparsers)
     return parser
 
 
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The first argument that is not an option: the command name, if any."""
+    return next((arg for arg in argv if not arg.startswith("-")), None)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(_command_of(argv))
     args = parser.parse_args(argv)
     try:
         return int(args.handler(args) or 0)

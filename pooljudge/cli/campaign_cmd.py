@@ -42,7 +42,7 @@ def parse_scale(spec: str):
 
 
 def _register_init(subparsers: argparse._SubParsersAction) -> None:
-    from annotate.records import JUDGING_ORDERS
+    from annotate.records import ADAPTIVE_ORDERS, JUDGING_ORDERS
 
     parser = subparsers.add_parser(
         "init", help="create a judging campaign from topics, documents and a pool",
@@ -57,8 +57,18 @@ def _register_init(subparsers: argparse._SubParsersAction) -> None:
                         help="binary (default), LO-HI such as 0-3, or a JSON file of labels")
     parser.add_argument("--overlap", type=int, default=1, metavar="K",
                         help="distinct annotators per pair (default 1)")
-    parser.add_argument("--order", default="pool", choices=sorted(JUDGING_ORDERS),
-                        help="judging order (default: pool)")
+    parser.add_argument("--order", default="pool", metavar="ORDER",
+                        help=f"judging order: static {', '.join(JUDGING_ORDERS)} (default "
+                        f"pool), or adaptive {', '.join(ADAPTIVE_ORDERS)} (pooling's grammar, "
+                        "e.g. 'maxmean(alpha=2)'; needs --runs)")
+    parser.add_argument("--runs", nargs="+", metavar="RUN",
+                        help="the runs the pool was made from: each pair's rank in them is "
+                        "stored (an adaptive order learns from it)")
+    parser.add_argument("--depth", type=int, metavar="K",
+                        help="with --runs: each run's top K count (default: the pool's deepest "
+                        "best_rank)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of randomised orders (random, maxmean, thompson; default 0)")
     parser.add_argument("--assign", default="pair", choices=("pair", "topic"),
                         help="assignment: any pair to anyone, or topics kept by who started them")
     parser.add_argument("--guidelines", metavar="FILE.md", help="judging guidelines (Markdown)")
@@ -76,22 +86,54 @@ def _init(args: argparse.Namespace) -> int:
 
     if args.overlap < 1:
         raise UsageError(f"--overlap must be at least 1, got {args.overlap}")
+    if args.seed < 0:
+        raise UsageError(f"--seed must not be negative, got {args.seed}")
+    order = _order(args)
     scale = parse_scale(args.scale)
     guidelines = _read_text(args.guidelines) if args.guidelines else ""
     topics = read_topics(args.topics)
     documents = read_documents(args.docs)
     pool = read_pool(args.pool)
     check_pool_members(pool, topics, documents, args.pool)
+    ranks = _run_ranks(args, pool)
     with open_database(args) as engine, session_scope(engine) as session:
         info = create_campaign(
-            session, name=args.campaign, scale=scale, overlap=args.overlap, order=args.order,
+            session, name=args.campaign, scale=scale, overlap=args.overlap, order=order,
             assign_mode=args.assign, guidelines=guidelines,
             show_others_labels=args.show_others_labels, topics=topics, documents=documents,
-            pool=pool)
+            pool=pool, run_ranks=ranks, seed=args.seed)
     print(f"campaign {info.name}: {pool['topic'].nunique()} topics, "
           f"{pool['doc'].nunique()} documents, {len(pool)} pairs, overlap {info.overlap}, "
           f"order {info.order}, assignment by {info.assign_mode}")
     return 0
+
+
+def _order(args: argparse.Namespace) -> str:
+    """The canonical ``--order``; an adaptive one without ``--runs`` is a usage error."""
+    from annotate.records import adaptive_spec, canonical_order
+
+    try:
+        order = canonical_order(args.order)
+    except InputError as exc:
+        raise UsageError(f"--order: {exc.message}") from None
+    if adaptive_spec(order) is not None and not args.runs:
+        raise UsageError(f"--order {order} learns from the runs' rankings: give --runs RUN... "
+                         "(the runs the pool was made from)")
+    if args.depth is not None and (args.depth < 1 or not args.runs):
+        raise UsageError("--depth needs --runs and must be at least 1")
+    return order
+
+
+def _run_ranks(args: argparse.Namespace, pool: pd.DataFrame) -> pd.DataFrame | None:
+    """Each run's rank of the pooled pairs within its top ``--depth``, or None without --runs."""
+    if not args.runs:
+        return None
+    from annotate.adaptive_queue import run_ranks
+    from pooling import build_pool
+    from pooljudge.cli.pool_cmd import read_runs
+
+    depth = args.depth or max(1, int(pool["best_rank"].max()))
+    return run_ranks(build_pool(read_runs(args.runs), depth))
 
 
 def _read_text(path: str) -> str:

@@ -9,6 +9,7 @@ import sqlalchemy as sa
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlmodel import SQLModel
 
 from annotate.db import migration_config, open_engine, session_scope
@@ -16,6 +17,7 @@ from annotate.store import judgments_frame, next_pair, progress
 from pooljudge.errors import PoolJudgeError
 
 T0 = datetime(2024, 5, 1, 12, 0, 0)
+HEAD = ScriptDirectory.from_config(migration_config()).get_current_head()
 
 
 def _at_revision(url: str, revision: str) -> sa.Engine:
@@ -68,7 +70,7 @@ def test_first_revision_database_is_upgraded_with_its_data(fresh_db_url):
     engine = open_engine(db_url)
     try:
         with engine.connect() as connection:
-            assert MigrationContext.configure(connection).get_current_revision() == "0002"
+            assert MigrationContext.configure(connection).get_current_revision() == HEAD
             counters = connection.execute(sa.text(
                 "SELECT id, judged, open_slots FROM pair ORDER BY id")).all()
         assert [tuple(r) for r in counters] == [(1, 2, 0), (2, 1, 1), (3, 0, 1)]
@@ -83,6 +85,25 @@ def test_first_revision_database_is_upgraded_with_its_data(fresh_db_url):
         engine.dispose()
 
 
+def test_second_revision_gains_empty_run_ranks_and_a_static_order(fresh_db_url):
+    old = _at_revision(fresh_db_url, "0001")
+    _fill_first_revision(old)
+    old.dispose()
+    at_0002 = _at_revision(fresh_db_url, "0002")
+    at_0002.dispose()
+    engine = open_engine(fresh_db_url)
+    try:
+        with engine.connect() as connection:
+            campaign = connection.execute(sa.text(
+                "SELECT judging_order, order_seed, queue_mark FROM campaign")).one()
+            entries = connection.execute(sa.text("SELECT COUNT(*) FROM pool_entry")).scalar()
+        assert tuple(campaign) == ("pool", 0, 0) and entries == 0
+        with session_scope(engine) as session:
+            assert next_pair(session, annotator_id=4).doc_id == "D2"
+    finally:
+        engine.dispose()
+
+
 def test_models_match_the_migrated_schema(engine):
     with engine.connect() as connection:
         assert compare_metadata(MigrationContext.configure(connection), SQLModel.metadata) == []
@@ -93,7 +114,7 @@ def test_opening_twice_does_not_touch_an_upgraded_database(db_url):
     first.dispose()
     second = open_engine(db_url)
     with second.connect() as connection:
-        assert MigrationContext.configure(connection).get_current_revision() == "0002"
+        assert MigrationContext.configure(connection).get_current_revision() == HEAD
     second.dispose()
 
 

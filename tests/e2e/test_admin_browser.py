@@ -65,3 +65,31 @@ def test_annotator_sees_no_admin_page(app, page, judged) -> None:
     page.get_by_text(DONE_TEXT).wait_for()  # not an annotator's page: judging instead
     assert page.locator(f".st-key-{keys.DOWNLOAD_QRELS}").count() == 0
     assert page.locator('[data-testid="stSidebarNav"]').count() == 0
+
+
+def test_adjudicator_sees_the_document_and_decides_with_a_key(app, page, judged) -> None:
+    campaign, tokens = judged
+    app.open_as(page, tokens["boss"], "/adjudicate")
+    page.get_by_text("2 disagreements wait for a decision").first.wait_for()
+    body = page.inner_text("body")
+    # The first disagreement (d2) is shown with its topic and full document text, not only ids.
+    assert "Body of document 2 about widgets." in body
+    assert "Anything about widgets is relevant." in body
+    assert "Fleiss" not in body
+    page.keyboard.press("1")
+    page.get_by_text("1 disagreements wait for a decision").first.wait_for()
+    wait_idle(page)
+    decided = app.judgments(campaign)
+    decided = decided[decided["kind"] == "adjudication"]
+    assert list(zip(decided["doc"], decided["label"], strict=True)) == [("d2", 1)]
+
+
+def test_agreement_overview_shows_coefficients_not_raw_json(app, page, judged) -> None:
+    _, tokens = judged
+    app.open_as(page, tokens["boss"], "/agreement")
+    page.get_by_text("Most disagreed pairs").first.wait_for()
+    wait_idle(page)
+    metrics = page.locator('[data-testid="stMetric"]')
+    metrics.nth(5).wait_for()
+    assert metrics.count() == 6
+    assert "Krippendorff" in page.inner_text("body")

@@ -1,0 +1,55 @@
+"""The command table: every command is registered by the module it names, starts without
+importing the others, and is documented in the README (sqlite-utils' documentation test)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pooljudge.cli import COMMANDS, build_parser
+
+README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+
+
+def _registered(parser) -> set[str]:
+    (subparsers,) = [a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction"]
+    return set(subparsers.choices)
+
+
+def test_full_parser_registers_exactly_the_command_table() -> None:
+    assert _registered(build_parser()) == set(COMMANDS)
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_each_command_builds_alone_from_its_module(command: str) -> None:
+    assert command in _registered(build_parser(command))
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_each_command_is_documented_in_the_readme(command: str) -> None:
+    assert f"pooljudge {command}" in README
+
+
+def test_python_dash_m_runs_the_same_command_line() -> None:
+    done = subprocess.run([sys.executable, "-m", "pooljudge", "--version"],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and done.stdout.startswith("pooljudge ")
+
+
+def test_eval_starts_without_importing_the_annotation_app() -> None:
+    code = ("import sys; from pooljudge.cli import build_parser; build_parser('eval'); "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('annotate', 'streamlit', 'sqlalchemy', 'sqlmodel')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_unknown_command_is_a_usage_error() -> None:
+    done = subprocess.run([sys.executable, "-m", "pooljudge", "no-such-command"],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr and "invalid choice" in done.stderr
