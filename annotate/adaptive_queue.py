@@ -49,7 +49,7 @@ from pooljudge.errors import InputError
 __all__ = ["BATCH", "RELEVANT", "initial_positions", "policy_pool", "rerank_queue",
            "run_ranks", "select_run_ranks"]
 
-BATCH = 16  # positions re-ranked per refresh, beyond the pairs already claimed
+BATCH = 8  # positions re-ranked per refresh, beyond the pairs already claimed
 RELEVANT = 1  # labels of at least this value are relevant to the policy
 _LAG = 10_000  # judgment ids re-read behind the newest seen (out-of-order commits)
 _FULL_EVERY = 256  # refreshes between full re-reads of the campaign's judgments
@@ -88,6 +88,7 @@ def policy_pool(pairs: pd.DataFrame, ranks: pd.DataFrame) -> tuple[Pool, np.ndar
     docs, _ = pd.factorize(pairs["doc"], sort=True)  # code point order = UTF-8 byte order
     rows = np.lexsort((docs, topics))
     table = pairs.iloc[rows][["topic", "doc"]].reset_index(drop=True)
+    table["doc"] = table["doc"].astype(object)  # the policy slices it per topic, per request
     index = pd.Series(np.arange(len(table)),
                       index=pd.MultiIndex.from_frame(table[["topic", "doc"]]))
     where = index.reindex(pd.MultiIndex.from_frame(ranks[["topic", "doc"]])).to_numpy()

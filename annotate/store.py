@@ -22,11 +22,13 @@ from annotate.store_judgments import (
     history,
     judgment_times,
     judgments_frame,
+    others_labels,
     pair_view,
+    recent_seconds,
     record_judgment,
 )
 from annotate.store_pairs import pair_by_key
-from annotate.store_progress import annotator_progress, progress
+from annotate.store_progress import annotator_progress, progress, topic_pairs
 
 __all__ = [
     "DuplicateWrite",
@@ -46,11 +48,14 @@ __all__ = [
     "list_annotators",
     "list_campaigns",
     "next_pair",
+    "others_labels",
     "pair_by_key",
     "pair_view",
     "progress",
+    "recent_seconds",
     "record_judgment",
     "release_expired",
     "remove_annotator",
     "skip_pair",
+    "topic_pairs",
 ]

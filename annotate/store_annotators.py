@@ -9,7 +9,16 @@ import pandas as pd
 import sqlalchemy as sa
 from sqlmodel import Session
 
-from annotate.models import Annotator, Campaign, Claim, Judgment, Pair, Topic, TopicAssignment
+from annotate.models import (
+    Annotator,
+    AnnotatorTopic,
+    Campaign,
+    Claim,
+    Judgment,
+    Pair,
+    Topic,
+    TopicAssignment,
+)
 from annotate.records import ANNOTATOR_ROLES, AnnotatorInfo
 from annotate.store_common import campaign_row, utcnow
 from pooljudge.errors import InputError
@@ -102,17 +111,19 @@ def remove_annotator(session: Session, *, campaign: str, name: str) -> None:
 
 def list_annotators(session: Session, *, campaign: str, include_removed: bool = False
                     ) -> pd.DataFrame:
-    """Columns name, role, human, active, judgments (distinct pairs judged), last_judgment."""
+    """Columns name, role, human, active, judgments (distinct pairs judged), last_judgment.
+
+    Counts come from the ``annotator_topic`` counters; the last judgment walks the index
+    ``(annotator_id, created_at)`` backwards to the newest judgment row, never all judgments.
+    """
     row = campaign_row(session, campaign)
-    counts = (
-        sa.select(Judgment.annotator_id, sa.func.count(sa.distinct(Judgment.pair_id)).label("n"),
-                  sa.func.max(Judgment.created_at).label("last"))
-        .where(Judgment.kind == "judgment").group_by(Judgment.annotator_id).subquery()
-    )
+    judged = (sa.select(sa.func.coalesce(sa.func.sum(AnnotatorTopic.judged), 0))
+              .where(AnnotatorTopic.annotator_id == Annotator.id).scalar_subquery())
+    last = (sa.select(Judgment.created_at)
+            .where(Judgment.annotator_id == Annotator.id, Judgment.kind == "judgment")
+            .order_by(Judgment.created_at.desc()).limit(1).scalar_subquery())
     query = (
-        sa.select(Annotator.name, Annotator.role, Annotator.human, Annotator.active,
-                  sa.func.coalesce(counts.c.n, 0), counts.c.last)
-        .outerjoin(counts, counts.c.annotator_id == Annotator.id)
+        sa.select(Annotator.name, Annotator.role, Annotator.human, Annotator.active, judged, last)
         .where(Annotator.campaign_id == row.id).order_by(Annotator.name)
     )
     if not include_removed:

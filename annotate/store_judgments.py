@@ -27,7 +27,9 @@ __all__ = [
     "history",
     "judgment_times",
     "judgments_frame",
+    "others_labels",
     "pair_view",
+    "recent_seconds",
     "record_judgment",
 ]
 
@@ -88,6 +90,32 @@ def history(session: Session, *, annotator_id: int, limit: int = 20
         .order_by(_latest.created_at.desc(), _latest.id.desc()).limit(limit)
     ).scalars().all()
     return [(load_pair_view(session, r.pair_id, r.position), judgment_record(r)) for r in rows]
+
+
+def recent_seconds(session: Session, *, annotator_id: int, limit: int = 20
+                   ) -> list[float | None]:
+    """Seconds spent on the annotator's ``limit`` newest judgment rows (kind judgment, every
+    version), newest first; None where no time was recorded (e.g. imported rows).
+
+    One backward walk of the index ``(annotator_id, created_at)``; no document is loaded."""
+    return list(run(session, _RECENT_SECONDS, aid=annotator_id, n=limit).scalars())
+
+
+def others_labels(session: Session, *, annotator_id: int, pair_id: int) -> list[tuple[str, int]]:
+    """Other annotators' latest labels (kind judgment) of ``pair_id``: (name, label) by name.
+
+    Reads only the pair's own judgment rows (the unique index starts with ``pair_id``)."""
+    newer = sa.exists().where(
+        Judgment.pair_id == _latest.pair_id, Judgment.annotator_id == _latest.annotator_id,
+        Judgment.kind == _latest.kind, Judgment.version > _latest.version)
+    rows = session.execute(
+        sa.select(Annotator.name, _latest.label).join(Annotator,
+                                                      Annotator.id == _latest.annotator_id)
+        .where(_latest.pair_id == pair_id, _latest.kind == "judgment",
+               _latest.annotator_id != annotator_id, ~newer)
+        .order_by(Annotator.name)
+    ).all()
+    return [(name, int(label)) for name, label in rows]
 
 
 def pair_view(session: Session, *, annotator_id: int, pair_id: int) -> PairView:
@@ -215,3 +243,7 @@ _COUNT_CLAIMED = (sa.update(_P).where(_P.c.id == sa.bindparam("pid"))
 _COUNT_UNCLAIMED = (sa.update(_P).where(_P.c.id == sa.bindparam("pid"), _P.c.open_slots > ZERO)
                     .values(judged=_P.c.judged + 1, open_slots=_P.c.open_slots - 1))
 _INSERT = sa.insert(Judgment.__table__).returning(Judgment.__table__.c.id)
+_J = Judgment.__table__
+_RECENT_SECONDS = (sa.select(_J.c.seconds)
+                   .where(_J.c.annotator_id == sa.bindparam("aid"), _J.c.kind == "judgment")
+                   .order_by(_J.c.created_at.desc(), _J.c.id.desc()).limit(sa.bindparam("n")))

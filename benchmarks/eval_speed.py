@@ -1,8 +1,10 @@
 """Time ``pooljudge eval`` against a pytrec_eval script on 2,000 topics x 1,000 documents.
 
 Both are whole processes (start-up, parsing, evaluation, output) computing P@10 nDCG@10 AP RR;
-they run interleaved, ``--repeat`` times each, and the medians, their ratio and the peak memory
-(the child's max RSS from ``os.wait4``) are printed. The generated run has score ties.
+they run interleaved, ``--repeat`` times each, and the medians of wall time and of CPU time
+(user + system, all threads: a loaded machine inflates wall time more than CPU time), their
+ratios and the peak memory (the child's max RSS from ``os.wait4``) are printed. The generated run
+has score ties.
 
     .venv/bin/python benchmarks/eval_speed.py [--topics 2000] [--docs 1000] [--repeat 5]
 """
@@ -65,15 +67,15 @@ def generate(folder: Path, topics: int, docs: int, seed: int = 7) -> tuple[Path,
     return qrels_path, run_path
 
 
-def timed(command: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MiB; ru_maxrss is KiB on Linux) of one child process."""
+def timed(command: list[str]) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds and peak RSS (MiB; ru_maxrss is KiB on Linux) of one child."""
     start = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, _, usage = os.wait4(process.pid, 0)
     elapsed = time.perf_counter() - start
     if process.stderr is not None and process.returncode not in (None, 0):
         raise SystemExit(f"{command[:3]} failed: {process.stderr.read().decode()}")
-    return elapsed, usage.ru_maxrss / 1024
+    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -93,18 +95,21 @@ def main(argv: list[str] | None = None) -> int:
             "pytrec_eval": [sys.executable, str(script), str(qrels), str(run)],
         }
         times: dict[str, list[float]] = {name: [] for name in commands}
+        cpu: dict[str, list[float]] = {name: [] for name in commands}
         memory: dict[str, float] = dict.fromkeys(commands, 0.0)
         for _ in range(args.repeat):
             for name, command in commands.items():  # interleaved
-                seconds, mib = timed(command)
+                seconds, cpu_seconds, mib = timed(command)
                 times[name].append(seconds)
+                cpu[name].append(cpu_seconds)
                 memory[name] = max(memory[name], mib)
     print(f"{args.topics} topics x {args.docs} documents, {args.repeat} runs each (interleaved)")
     for name in commands:
         print(f"{name:12s} median {statistics.median(times[name]):6.2f} s   "
-              f"peak RSS {memory[name]:7.0f} MiB")
-    ratio = statistics.median(times["pooljudge"]) / statistics.median(times["pytrec_eval"])
-    print(f"ratio pooljudge / pytrec_eval: {ratio:.2f}")
+              f"CPU {statistics.median(cpu[name]):6.2f} s   peak RSS {memory[name]:7.0f} MiB")
+    wall, used = (statistics.median(d["pooljudge"]) / statistics.median(d["pytrec_eval"])
+                  for d in (times, cpu))
+    print(f"ratio pooljudge / pytrec_eval: {wall:.2f} (CPU time: {used:.2f})")
     return 0
 
 

@@ -3,7 +3,8 @@
 Two measurements, each repeated and interleaved (pooljudge, trectools, pooljudge, ...):
 
 - end to end: read the 17 gzip run files and build the pool (pooljudge: ``read_runs`` as the
-  command line does, then ``build_pool``, which also records best rank and runs per pair;
+  command line does, each reading thread checking its whole file and cutting it to the top-k
+  candidates, then ``build_pool``, which also records best rank and runs per pair;
   trectools: ``TrecRun(path)`` per file, then ``make_pool(..., strategy="topX", topX=100)``);
 - pool step only: the same pool from runs already in memory.
 
@@ -53,7 +54,7 @@ def main() -> None:
     times: dict[str, list[float]] = {k: [] for k in ("ours_e2e", "theirs_e2e", "ours", "theirs")}
     sizes: dict[str, int] = {}
     for _ in range(args.repeat):
-        seconds, pool = timed(lambda: build_pool(read_runs(paths), DEPTH))
+        seconds, pool = timed(lambda: build_pool(read_runs(paths, depth=DEPTH), DEPTH))
         times["ours_e2e"].append(seconds)
         sizes["pooljudge"] = len(pool.pairs)
         seconds, theirs = timed(lambda: TrecPoolMaker().make_pool(

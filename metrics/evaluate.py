@@ -9,11 +9,13 @@ geometric mean for GMAP.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+import pyarrow as pa
 
 from metrics.join import Qrels, join, prepare_qrels
 from metrics.registry import Measure, parse
@@ -22,20 +24,26 @@ from pooljudge.trec import (
     RunColumns,
     qrels_columns,
     read_qrels_columns,
-    read_run_columns,
     run_columns,
     run_name,
 )
+from pooljudge.trec_columns import encode_run, parse_run
 
-__all__ = ["DEFAULT_MEASURES", "RunResult", "evaluate", "load_qrels", "load_runs", "score", "tidy"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "DEFAULT_MEASURES", "RunResult", "evaluate", "load_qrels", "load_runs", "score", "score_all",
+    "tidy",
+]
 
 DEFAULT_MEASURES: tuple[str, ...] = ("P@10", "nDCG@10", "AP", "RR", "R@100", "Judged@10")
 ALL_TOPICS = "all"
 
-QrelsInput = str | os.PathLike[str] | pd.DataFrame
+QrelsInput = "str | os.PathLike[str] | pd.DataFrame"
 RunsInput = (
-    str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
-    | Mapping[str, pd.DataFrame | str | os.PathLike[str]]
+    "str | os.PathLike[str] | Sequence[str | os.PathLike[str]]"
+    "| Mapping[str, pd.DataFrame | str | os.PathLike[str]]"
 )
 
 
@@ -53,15 +61,19 @@ class RunResult:
 
 def load_qrels(qrels: QrelsInput) -> Qrels:
     """Read (a path) or encode (a DataFrame with topic, doc, label) and prepare the qrels."""
-    if isinstance(qrels, pd.DataFrame):
-        return prepare_qrels(qrels_columns(qrels))
-    return prepare_qrels(read_qrels_columns(qrels))
+    if isinstance(qrels, (str, os.PathLike)):
+        return prepare_qrels(read_qrels_columns(qrels))
+    return prepare_qrels(qrels_columns(qrels))
 
 
-def load_runs(runs: RunsInput) -> Iterator[tuple[str, RunColumns]]:
+def load_runs(
+    runs: RunsInput, *, known_docs: Callable[[], pa.Array] | None = None
+) -> Iterator[tuple[str, RunColumns]]:
     """(name, checked run arrays) for each run, read lazily one at a time.
 
     A path's name is its file name without folder and ``.gz``; a mapping's keys are the names.
+    ``known_docs`` is called once a run file is parsed; the ids it returns (the qrels'
+    documents) lead the run's doc dictionary, which spares the join a pass over the run's ids.
     Raises InputError when two runs would share a name.
     """
     if isinstance(runs, (str, os.PathLike)):
@@ -74,10 +86,11 @@ def load_runs(runs: RunsInput) -> Iterator[tuple[str, RunColumns]]:
         if name in seen:
             raise InputError(f"two runs are named {name!r}; give them distinct names")
         seen.add(name)
-        if isinstance(run, pd.DataFrame):
+        if not isinstance(run, (str, os.PathLike)):
             yield name, run_columns(run, name=name)
-        else:
-            yield name, read_run_columns(run)  # type: ignore[arg-type]
+            continue
+        table = parse_run(run)
+        yield name, encode_run(table, run, known_docs=known_docs() if known_docs else None)
 
 
 def parse_all(measures: Iterable[str | Measure]) -> list[Measure]:
@@ -122,17 +135,38 @@ def evaluate(
     ``per_topic=False`` keeps only those. ``judged_only`` drops unjudged documents first
     (trec_eval -J). Raises InputError for bad input or an unknown measure.
     """
-    parsed = parse_all(measures)
-    prepared = load_qrels(qrels)
-    results = [
-        score(prepared, name, run, parsed, judged_only=judged_only)
-        for name, run in load_runs(runs)
-    ]
-    return tidy(results, per_topic=per_topic)
+    return tidy(score_all(qrels, runs, parse_all(measures), judged_only=judged_only)[1],
+                per_topic=per_topic)
+
+
+def score_all(
+    qrels: QrelsInput, runs: RunsInput, measures: Sequence[Measure], *,
+    judged_only: bool = False, runs_seen: Callable[[RunResult], None] | None = None,
+) -> tuple[Qrels, list[RunResult]]:
+    """The prepared qrels and every run's result; ``runs_seen(result)`` follows each run.
+
+    The qrels are read in a worker thread while the first run file is parsed (pyarrow releases
+    the GIL). A bad qrels file is reported before a bad run, as if read first.
+    """
+    with ThreadPoolExecutor(max_workers=1) as executor:
+        pending = executor.submit(load_qrels, qrels)
+        results = []
+        try:
+            for name, run in load_runs(runs, known_docs=lambda: pending.result().docs.dictionary):
+                result = score(pending.result(), name, run, measures, judged_only=judged_only)
+                if runs_seen is not None:
+                    runs_seen(result)
+                results.append(result)
+        except InputError:
+            pending.result()  # raises the qrels' own error first
+            raise
+        return pending.result(), results
 
 
 def tidy(results: Sequence[RunResult], *, per_topic: bool) -> pd.DataFrame:
     """Results as rows (run, topic, measure, value): per run, its topics then ``all``."""
+    import pandas as pd
+
     frames = []
     for result in results:
         names = [str(m) for m in result.values]

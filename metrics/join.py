@@ -17,8 +17,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pooljudge.ranking import byte_order_codes, rank_positions
+from pooljudge.ranking import byte_order_codes, rank_rows
 from pooljudge.trec import QrelsColumns, RunColumns
+from pooljudge.trec_columns import int_array, numpy_of
 
 __all__ = ["UNJUDGED", "Qrels", "Ranking", "join", "prepare_qrels"]
 
@@ -31,6 +32,8 @@ class Qrels:
 
     ``topics`` are the distinct topic ids in byte order; ``labels_by_topic`` holds each topic's
     labels sorted descending (``offsets`` delimit topics), the ideal ranking for nDCG.
+    ``pair_keys`` (sorted ``topic * len(docs.dictionary) + doc code``) and ``pair_labels`` look
+    up a (topic, doc) pair's label.
     """
 
     topics: pa.Array
@@ -39,6 +42,8 @@ class Qrels:
     labels: np.ndarray
     offsets: np.ndarray
     labels_by_topic: np.ndarray
+    pair_keys: np.ndarray
+    pair_labels: np.ndarray
 
     @property
     def n_topics(self) -> int:
@@ -59,6 +64,8 @@ def prepare_qrels(columns: QrelsColumns) -> Qrels:
     topics = pc.take(columns.topic.dictionary, pc.sort_indices(columns.topic.dictionary))
     order = np.lexsort((-columns.label, topic_rank))
     counts = np.bincount(topic_rank, minlength=len(topics))
+    keys = topic_rank * max(len(columns.doc.dictionary), 1) + numpy_of(columns.doc.indices)
+    by_key = np.argsort(keys)
     return Qrels(
         topics=topics,
         topic_of_row=topic_rank,
@@ -66,6 +73,8 @@ def prepare_qrels(columns: QrelsColumns) -> Qrels:
         labels=columns.label,
         offsets=np.concatenate(([0], np.cumsum(counts))),
         labels_by_topic=columns.label[order],
+        pair_keys=keys[by_key],
+        pair_labels=columns.label[by_key],
     )
 
 
@@ -138,16 +147,17 @@ def join(qrels: Qrels, run: RunColumns, *, judged_only: bool = False) -> Ranking
     before ranks are counted (trec_eval -J: a condensed list).
     """
     topic_of_entry = pc.index_in(run.topic.dictionary, value_set=qrels.topics)
-    topic_of_entry = topic_of_entry.fill_null(-1).to_numpy().astype(np.int64)
-    topic = topic_of_entry[run.topic.indices.to_numpy()]
+    topic_of_entry = numpy_of(topic_of_entry, fill=-1).astype(np.int64)
+    topic = topic_of_entry[numpy_of(run.topic.indices)]
     kept = topic >= 0
     run_only = int(np.count_nonzero(topic_of_entry < 0))
     labels = _labels(qrels, run, topic)
-    doc_order = byte_order_codes(run.doc)
-    scores = run.score
+    docs, scores = run.doc, run.score
     if not kept.all():
-        topic, labels, doc_order, scores = topic[kept], labels[kept], doc_order[kept], scores[kept]
-    order = rank_positions(topic, doc_order, scores)
+        rows = np.flatnonzero(kept)
+        topic, labels, scores = topic[rows], labels[rows], scores[rows]
+        docs = docs.take(int_array(rows))
+    order = rank_rows(topic, scores, docs, labels)
     topic, labels = topic[order], labels[order]
     if judged_only:
         judged = labels >= 0
@@ -158,21 +168,27 @@ def join(qrels: Qrels, run: RunColumns, *, judged_only: bool = False) -> Ranking
 
 
 def _labels(qrels: Qrels, run: RunColumns, topic: np.ndarray) -> np.ndarray:
-    """Per run row, its qrels label or UNJUDGED (pairs matched as int64 keys, not strings)."""
-    n_docs = max(len(run.doc.dictionary), 1)
-    doc_of_entry = pc.index_in(qrels.docs.dictionary, value_set=run.doc.dictionary)
-    doc_of_entry = doc_of_entry.fill_null(-1).to_numpy().astype(np.int64)
-    qrels_doc = doc_of_entry[qrels.docs.indices.to_numpy()]
-    present = qrels_doc >= 0
-    qrels_keys = qrels.topic_of_row[present] * n_docs + qrels_doc[present]
-    qrels_labels = qrels.labels[present]
-    order = np.argsort(qrels_keys)
-    qrels_keys, qrels_labels = qrels_keys[order], qrels_labels[order]
-    run_keys = topic * n_docs + run.doc.indices.to_numpy()
-    position = np.searchsorted(qrels_keys, run_keys)
-    position = np.minimum(position, max(len(qrels_keys) - 1, 0))
-    labels = np.full(len(run_keys), UNJUDGED, dtype=np.int64)
-    if len(qrels_keys):
-        found = (qrels_keys[position] == run_keys) & (topic >= 0)
-        labels[found] = qrels_labels[position[found]]
+    """Per run row, its qrels label or UNJUDGED (pairs matched as int64 keys, not strings).
+
+    When the run's doc dictionary starts with the qrels' (``read_run_columns(known_docs=...)``),
+    a run doc code below the qrels' dictionary size is the qrels code; otherwise the run's
+    distinct ids are looked up in the qrels' dictionary.
+    """
+    known = qrels.docs.dictionary
+    width = max(len(known), 1)
+    codes = numpy_of(run.doc.indices).astype(np.int64)
+    entries = run.doc.dictionary
+    if len(entries) >= len(known) and entries.slice(0, len(known)).equals(known):
+        codes[codes >= len(known)] = -1
+    else:
+        of_entry = numpy_of(pc.index_in(entries, value_set=known), fill=-1)
+        codes = of_entry.astype(np.int64)[codes]
+    labels = np.full(len(codes), UNJUDGED, dtype=np.int64)
+    matched = np.flatnonzero((codes >= 0) & (topic >= 0))
+    if len(matched) == 0 or len(qrels.pair_keys) == 0:
+        return labels
+    run_keys = topic[matched] * width + codes[matched]
+    position = np.minimum(np.searchsorted(qrels.pair_keys, run_keys), len(qrels.pair_keys) - 1)
+    found = qrels.pair_keys[position] == run_keys
+    labels[matched[found]] = qrels.pair_labels[position[found]]
     return labels

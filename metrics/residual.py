@@ -16,11 +16,15 @@ for ``@k``, so n becomes min(n, k)):
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 
 from metrics.join import Ranking
 from metrics.registry import Measure, Param, Spec, register
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["rbp", "rbp_residual", "recall_depth", "unreached"]
 

@@ -11,13 +11,13 @@ order of the input files or of their lines:
   (max - min)``, 1.0 when all of them are equal); sorted by pair then run.
 
 Runs are consumed one at a time: each is cut to the rows that can reach its top k (a numeric
-sort on scores) before the next is read, so memory holds the candidates, not whole runs. The rest
-is integer work on dictionary codes (Arrow/numpy); there is no Python loop per document.
+sort on scores, :func:`top_candidates`; readers may cut earlier) before the next is read, so
+memory holds the candidates, not whole runs. The rest is integer work on dictionary codes
+(Arrow/numpy); there is no Python loop per document.
 """
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -27,10 +27,11 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pooljudge.ranking import byte_order_codes, rank_positions
+from pooljudge.ranking import byte_order_codes, rank_positions, score_keys
 from pooljudge.trec import RunColumns, run_columns
+from pooljudge.trec_columns import int_array, numpy_of
 
-__all__ = ["Pool", "apply_budget", "build_pool", "topic_order"]
+__all__ = ["Pool", "apply_budget", "build_pool", "top_candidates", "topic_order"]
 
 RunInput = RunColumns | pd.DataFrame
 
@@ -110,27 +111,37 @@ class _Top(NamedTuple):
     score: np.ndarray
 
 
-def _candidates(run: RunColumns, depth: int) -> _Top:
-    """The rows of a run whose score reaches its topic's ``depth``-th best score.
+def top_candidates(run: RunColumns, depth: int) -> RunColumns:
+    """The rows of a run (in file order) whose score reaches its topic's ``depth``-th best.
 
-    This is a superset of the top ``depth`` under any tie order, found with a numeric sort (no
-    string comparison). Every row ranked above a candidate scores at least as high, so it is a
-    candidate too, and ranking the candidates alone gives each its true rank.
+    Scores compare in single precision, as in the ranking, so this is a superset of the top
+    ``depth`` under any tie order; every row ranked above a candidate is a candidate too, and
+    ranking the candidates alone gives each its true rank. Applying it twice changes nothing.
+    One integer sort (linear on the usual topic-grouped, score-sorted files), no string work and
+    no Python loop per topic.
     """
-    codes = run.topic.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    score = np.asarray(run.score, dtype=np.float64)
+    codes = numpy_of(run.topic.indices)
     if len(codes) == 0:
-        return _Top(pa.array([], pa.string()), pa.array([], pa.string()), score[:0])
-    rows = np.argsort(codes, kind="stable")
-    grouped, by_topic = codes[rows], score[rows]
-    bounds = np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1], True])
-    threshold = np.full(len(run.topic.dictionary), np.inf)
-    for begin, end in itertools.pairwise(bounds.tolist()):  # one step per topic
-        cut = max(end - begin - depth, 0)
-        threshold[grouped[begin]] = np.partition(by_topic[begin:end], cut)[cut]
-    keep = pa.array(np.flatnonzero(score >= threshold[codes]))
-    return _Top(run.topic.take(keep).dictionary_decode(), run.doc.take(keep).dictionary_decode(),
-                score[keep.to_numpy()])
+        return run
+    keys = score_keys(codes, run.score)  # topic ascending, then score descending
+    ordered = np.sort(keys, kind="stable")
+    topic_of = ordered >> 32
+    starts = np.flatnonzero(np.concatenate(([True], topic_of[1:] != topic_of[:-1])))
+    ends = np.append(starts[1:], len(ordered))
+    threshold = np.zeros(len(run.topic.dictionary), dtype=np.int64)
+    threshold[topic_of[starts]] = ordered[np.minimum(starts + depth, ends) - 1]
+    keep = np.flatnonzero(keys <= threshold[codes])
+    if len(keep) == len(codes):
+        return run
+    rows = int_array(keep)
+    return RunColumns(run.topic.take(rows), run.doc.take(rows), run.score[keep])
+
+
+def _candidates(run: RunColumns, depth: int) -> _Top:
+    """A run's :func:`top_candidates` with plain (decoded) ids."""
+    top = top_candidates(run, depth)
+    return _Top(top.topic.dictionary_decode(), top.doc.dictionary_decode(),
+                np.asarray(top.score, dtype=np.float64))
 
 
 def _byte_codes(values: pa.Array) -> tuple[np.ndarray, pa.Array]:

@@ -35,7 +35,7 @@ def read_bytes(path: PathLike) -> bytes:
             raw = _gunzip(raw)
         except (OSError, EOFError, gzip.BadGzipFile) as exc:
             raise InputError(f"corrupt gzip data: {exc}", path=path) from None
-    if not raw.strip():
+    if not raw or raw.isspace():
         raise InputError("file is empty", path=path)
     return raw
 
@@ -90,10 +90,31 @@ def _new_file_mode(target: Path) -> int:
 
 def progress(iterable=None, **kwargs):
     """A tqdm progress bar on an interactive stderr; silent otherwise (pipes, CI, tests)."""
+    if not _stderr_is_terminal():
+        return _Silent(iterable)
     from tqdm.auto import tqdm
 
-    disable = not _stderr_is_terminal()
-    return tqdm(iterable, disable=disable, leave=False, **kwargs)
+    return tqdm(iterable, leave=False, **kwargs)
+
+
+class _Silent:
+    """What :func:`progress` gives off a terminal: iterates, and ignores update() and close()
+    (importing tqdm alone costs a tenth of a second)."""
+
+    def __init__(self, iterable=None) -> None:
+        self._iterable = iterable
+
+    def __iter__(self):
+        return iter(self._iterable if self._iterable is not None else ())
+
+    def update(self, n: int = 1) -> None:
+        """Nothing to show."""
+
+    def close(self) -> None:
+        """Nothing to close."""
+
+    def set_postfix(self, *args, **kwargs) -> None:
+        """Nothing to show."""
 
 
 def _stderr_is_terminal() -> bool:

@@ -8,20 +8,28 @@ decides. The rank column of a run file is ignored.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["byte_order_codes", "rank_order", "rank_positions", "rank_run"]
+from pooljudge.trec_columns import int_array, numpy_of
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "byte_order_codes", "rank_order", "rank_positions", "rank_rows", "rank_run", "score_keys",
+]
 
 
 def byte_order_codes(values: pa.DictionaryArray) -> np.ndarray:
     """Per row, the rank (0-based) of its id among the distinct ids sorted in byte order."""
-    order = pc.sort_indices(values.dictionary).to_numpy()
+    order = numpy_of(pc.sort_indices(values.dictionary))
     rank_of_entry = np.empty(len(order), dtype=np.int64)
     rank_of_entry[order] = np.arange(len(order), dtype=np.int64)
-    return rank_of_entry[values.indices.to_numpy()]
+    return rank_of_entry[numpy_of(values.indices)]
 
 
 def rank_positions(
@@ -51,6 +59,58 @@ def rank_positions(
     return np.argsort(keys | descending_doc)
 
 
+def score_keys(topic_codes: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """One int64 per row that sorts by topic code ascending, then single-precision score
+    descending: ``topic << 32 | ~sortable(float32 bits)``. Needs ``0 <= topic_codes < 2**31``.
+
+    -0.0 and 0.0 get one key (they compare equal in C); beyond float32's range a score becomes
+    +-inf, as in trec_eval.
+    """
+    with np.errstate(over="ignore"):
+        single = np.asarray(scores, dtype=np.float64).astype(np.float32) + np.float32(0.0)
+    bits = single.view(np.uint32)
+    ascending = np.where(bits >> 31, ~bits, bits | np.uint32(0x80000000))
+    descending = (~ascending).astype(np.int64)
+    return (np.asarray(topic_codes, dtype=np.int64) << 32) | descending
+
+
+def rank_rows(topic_codes: np.ndarray, scores: np.ndarray, docs: pa.Array,
+              labels: np.ndarray | None = None) -> np.ndarray:
+    """Row positions by topic code ascending, single-precision score descending, doc id
+    descending (byte order), like :func:`rank_positions` but without ranking all the doc ids.
+
+    One int64 key per row (:func:`score_keys`) is argsorted; doc ids are compared only inside tie
+    groups (same topic and score). With ``labels`` (one per row), tie groups whose labels are all
+    equal are left as they are: the label sequence is the same in any order, so the result is a
+    ranking order up to permutations within such groups. ``docs`` may be dictionary-encoded.
+    """
+    if len(scores) == 0:
+        return np.zeros(0, dtype=np.int64)
+    keys = score_keys(topic_codes, scores)
+    order = np.argsort(keys)
+    ranked = keys[order]
+    same = ranked[1:] == ranked[:-1]  # ranked row i + 1 ties with row i
+    if not same.any():
+        return order
+    group = np.cumsum(np.concatenate(([True], ~same))) - 1
+    if labels is not None:
+        ranked_labels = np.asarray(labels)[order]
+        same &= ranked_labels[1:] != ranked_labels[:-1]
+    resolve = np.zeros(int(group[-1]) + 1, dtype=bool)
+    resolve[group[1:][same]] = True
+    rows = np.flatnonzero(resolve[group])
+    if len(rows):
+        tied = order[rows]
+        ids = docs.take(int_array(tied))
+        if isinstance(ids, pa.DictionaryArray):
+            ids = ids.dictionary_decode()
+        table = pa.Table.from_arrays([int_array(group[rows]), ids], names=["group", "doc"])
+        within = pc.sort_indices(table,
+                                 sort_keys=[("group", "ascending"), ("doc", "descending")])
+        order[rows] = tied[numpy_of(within)]
+    return order
+
+
 def rank_order(topics: pd.Series, docs: pd.Series, scores: pd.Series | np.ndarray) -> np.ndarray:
     """Row positions sorted by topic (ascending), score (descending), doc (descending)."""
     topic_codes = byte_order_codes(pc.dictionary_encode(_arrow(topics)))
@@ -72,4 +132,6 @@ def _bits(count: int) -> int:
 
 
 def _arrow(values: pd.Series) -> pa.Array:
+    import pandas as pd
+
     return pa.array(pd.Series(values).astype(str).to_numpy(dtype=object), type=pa.string())

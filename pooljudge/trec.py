@@ -10,24 +10,35 @@ and document ids are strings (``"01" != "1"``); the rank column is ignored, as t
 
 from __future__ import annotations
 
-import io
-import math
-import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.csv as pacsv
 
 from pooljudge.errors import InputError
 from pooljudge.fileio import PathLike, atomic_writer, read_bytes
+from pooljudge.trec_columns import (
+    QRELS_FIELDS,
+    RUN_FIELDS,
+    QrelsColumns,
+    RunColumns,
+    encode,
+    encode_run,
+    first_duplicate,
+    parse_run,
+    read_qrels_columns,
+    read_run_columns,
+)
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "POOL_COLUMNS",
+    "QRELS_FIELDS",
+    "RUN_FIELDS",
     "QrelsColumns",
     "RunColumns",
     "qrels_columns",
@@ -43,10 +54,7 @@ __all__ = [
     "write_run",
 ]
 
-RUN_FIELDS = ("topic", "q0", "doc", "rank", "score", "tag")
-QRELS_FIELDS = ("topic", "iteration", "doc", "label")
 POOL_COLUMNS = ("topic", "doc", "order", "best_rank", "runs")
-_COMMENT_LINE = re.compile(rb"(?m)^[ \t]*#[^\n]*")
 
 
 def run_name(path: PathLike) -> str:
@@ -55,29 +63,16 @@ def run_name(path: PathLike) -> str:
     return name[:-3] if name.endswith(".gz") else name
 
 
-class RunColumns(NamedTuple):
-    """A checked run as arrays in file order: dictionary-encoded topic and doc ids, float scores."""
-
-    topic: pa.DictionaryArray
-    doc: pa.DictionaryArray
-    score: np.ndarray
-
-
-class QrelsColumns(NamedTuple):
-    """Checked qrels as arrays in file order: dictionary-encoded ids, int64 labels."""
-
-    topic: pa.DictionaryArray
-    doc: pa.DictionaryArray
-    label: np.ndarray
-
-
 def read_run(path: PathLike) -> pd.DataFrame:
     """Read a TREC run (plain or gzip) into columns ``topic, doc, score, tag``.
 
     Raises InputError naming ``path:line`` for a wrong column count, a score that is not a finite
     number, a document listed twice for one topic, undecodable bytes, or an empty file.
     """
-    table, columns = _read_run_table(path)
+    import pandas as pd
+
+    table = parse_run(path, tag=True)
+    columns = encode_run(table, path)
     return pd.DataFrame(
         {
             "topic": _strings(table["topic"]),
@@ -88,28 +83,17 @@ def read_run(path: PathLike) -> pd.DataFrame:
     )
 
 
-def read_run_columns(path: PathLike) -> RunColumns:
-    """Read and check a run like :func:`read_run`, but return arrays (no pandas strings)."""
-    return _read_run_table(path)[1]
-
-
 def read_qrels(path: PathLike) -> pd.DataFrame:
     """Read TREC qrels into columns ``topic, doc, label`` (label: int64, may be negative).
 
     Raises InputError naming ``path:line`` for a wrong column count, a label that is not an
     integer, a document judged twice for one topic, undecodable bytes, or an empty file.
     """
-    table = _parse(path, QRELS_FIELDS, {"label": pa.int64()}, _check_qrels_line)
-    columns = _qrels_columns(table, path)
-    return pd.DataFrame(
-        {"topic": _strings(table["topic"]), "doc": _strings(table["doc"]), "label": columns.label}
-    )
+    import pandas as pd
 
-
-def read_qrels_columns(path: PathLike) -> QrelsColumns:
-    """Read and check qrels like :func:`read_qrels`, but return arrays."""
-    table = _parse(path, QRELS_FIELDS, {"label": pa.int64()}, _check_qrels_line)
-    return _qrels_columns(table, path)
+    columns = read_qrels_columns(path)
+    return pd.DataFrame({"topic": _decoded(columns.topic), "doc": _decoded(columns.doc),
+                         "label": columns.label})
 
 
 def run_columns(run: pd.DataFrame, *, name: str = "run") -> RunColumns:
@@ -118,6 +102,8 @@ def run_columns(run: pd.DataFrame, *, name: str = "run") -> RunColumns:
     Raises InputError naming ``name`` for a missing column, a non-finite score or a document
     listed twice for one topic.
     """
+    import pandas as pd
+
     _require_columns(run, ("topic", "doc", "score"), name)
     score = pd.to_numeric(run["score"], errors="coerce").to_numpy(dtype=np.float64)
     bad = ~np.isfinite(score)
@@ -125,8 +111,8 @@ def run_columns(run: pd.DataFrame, *, name: str = "run") -> RunColumns:
         row = int(np.argmax(bad))
         raise InputError(f"row {row}: score is not a finite number: {run['score'].iat[row]!r}",
                          path=name)
-    topic, doc = _encode(_arrow_strings(run["topic"])), _encode(_arrow_strings(run["doc"]))
-    row = _first_duplicate(topic, doc)
+    topic, doc = encode(_arrow_strings(run["topic"])), encode(_arrow_strings(run["doc"]))
+    row = first_duplicate(topic, doc)
     if row is not None:
         raise InputError(f"row {row}: document listed twice for topic {topic[row]}: {doc[row]}",
                          path=name)
@@ -135,6 +121,8 @@ def run_columns(run: pd.DataFrame, *, name: str = "run") -> RunColumns:
 
 def qrels_columns(qrels: pd.DataFrame, *, name: str = "qrels") -> QrelsColumns:
     """Encode a qrels DataFrame (``topic, doc, label``) as checked arrays (see run_columns)."""
+    import pandas as pd
+
     _require_columns(qrels, ("topic", "doc", "label"), name)
     labels = pd.to_numeric(qrels["label"], errors="coerce").to_numpy(dtype=np.float64)
     bad = ~np.isfinite(labels) | (labels != np.round(labels))
@@ -142,8 +130,8 @@ def qrels_columns(qrels: pd.DataFrame, *, name: str = "qrels") -> QrelsColumns:
         row = int(np.argmax(bad))
         raise InputError(f"row {row}: label is not an integer: {qrels['label'].iat[row]!r}",
                          path=name)
-    topic, doc = _encode(_arrow_strings(qrels["topic"])), _encode(_arrow_strings(qrels["doc"]))
-    row = _first_duplicate(topic, doc)
+    topic, doc = encode(_arrow_strings(qrels["topic"])), encode(_arrow_strings(qrels["doc"]))
+    row = first_duplicate(topic, doc)
     if row is not None:
         raise InputError(f"row {row}: document judged twice for topic {topic[row]}: {doc[row]}",
                          path=name)
@@ -195,6 +183,8 @@ def read_pool(path: PathLike) -> pd.DataFrame:
     Raises InputError for a missing header column, a non-integer order or rank, a blank id, or a
     (topic, doc) pair listed twice, naming ``path:line``.
     """
+    import pandas as pd
+
     raw = read_bytes(path)
     try:
         text = raw.decode("utf-8")
@@ -232,155 +222,7 @@ def read_pool(path: PathLike) -> pd.DataFrame:
     return frame
 
 
-# --- parsing internals ------------------------------------------------------------------------
-
-
-def _read_run_table(path: PathLike) -> tuple[pa.Table, RunColumns]:
-    table = _parse(path, RUN_FIELDS, {"score": pa.float64()}, _check_run_line)
-    score = table["score"].to_numpy()
-    bad = ~np.isfinite(score)
-    if bad.any():
-        _fail_at_row(path, int(np.argmax(bad)), "score is not a finite number")
-    topic, doc = _encode(table["topic"]), _encode(table["doc"])
-    row = _first_duplicate(topic, doc)
-    if row is not None:
-        _fail_at_row(path, row, f"document listed twice for topic {topic[row]}: {doc[row]}")
-    return table, RunColumns(topic, doc, score)
-
-
-def _qrels_columns(table: pa.Table, path: PathLike) -> QrelsColumns:
-    topic, doc = _encode(table["topic"]), _encode(table["doc"])
-    row = _first_duplicate(topic, doc)
-    if row is not None:
-        _fail_at_row(path, row, f"document judged twice for topic {topic[row]}: {doc[row]}")
-    return QrelsColumns(topic, doc, table["label"].to_numpy().astype(np.int64))
-
-
-def _parse(path: PathLike, fields: tuple[str, ...], types: dict, check_line) -> pa.Table:
-    """Parse whitespace-separated ``fields`` fast; on failure locate the bad line and raise.
-
-    Files with a single blank or a single tab between fields (the usual cases) are parsed as they
-    are; anything else (mixed or repeated separators, CRs, comments) is normalised first.
-    """
-    raw = read_bytes(path)
-    table = None
-    if b"#" not in raw and b"\r" not in raw:
-        if b"\t" not in raw:
-            table = _read_table(raw, fields, types, delimiter=" ")
-        elif b" " not in raw:
-            table = _read_table(raw, fields, types, delimiter="\t")
-    if table is None:
-        table = _read_table(_normalise(raw), fields, types, delimiter=" ")
-    if table is None or table.num_rows == 0:
-        if next(iter(_data_lines(raw)), None) is None:
-            raise InputError("file has no data lines (only blanks and # comments)", path=path)
-        _locate_bad_line(path, raw, len(fields), check_line)
-        raise InputError("cannot parse the file", path=path)
-    return table
-
-
-def _read_table(
-    data: bytes, fields: tuple[str, ...], types: dict, *, delimiter: str
-) -> pa.Table | None:
-    """pyarrow's CSV reader with one ``delimiter`` per field gap; None when the bytes do not fit."""
-    column_types = {name: types.get(name, pa.string()) for name in fields}
-    try:
-        return pacsv.read_csv(
-            io.BytesIO(data),
-            read_options=pacsv.ReadOptions(column_names=list(fields), block_size=1 << 24),
-            parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False,
-                                             ignore_empty_lines=True),
-            convert_options=pacsv.ConvertOptions(column_types=column_types,
-                                                 strings_can_be_null=False),
-        )
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        return None
-
-
-def _normalise(raw: bytes) -> bytes:
-    """Blank-separated fields, one space each; comment lines and CRs blanked out."""
-    if b"#" in raw:
-        raw = _COMMENT_LINE.sub(b"", raw)
-    if b"\r" in raw:
-        raw = raw.replace(b"\r", b"")
-    if b"\t" in raw:
-        raw = raw.replace(b"\t", b" ")
-    while b"  " in raw:
-        raw = raw.replace(b"  ", b" ")
-    if b"\n " in raw:
-        raw = raw.replace(b"\n ", b"\n")
-    if b" \n" in raw:
-        raw = raw.replace(b" \n", b"\n")
-    return raw[1:] if raw.startswith(b" ") else raw
-
-
-def _data_lines(raw: bytes) -> Iterable[tuple[int, bytes]]:
-    """(line number, line) for every line that is neither blank nor a ``#`` comment."""
-    for number, line in enumerate(raw.split(b"\n"), start=1):
-        stripped = line.strip()
-        if stripped and not stripped.startswith(b"#"):
-            yield number, line
-
-
-def _locate_bad_line(path: PathLike, raw: bytes, n_fields: int, check_line) -> None:
-    """Scan line by line and raise InputError at the first line that cannot be read."""
-    for number, line in _data_lines(raw):
-        try:
-            text = line.decode("utf-8")
-        except UnicodeDecodeError:
-            raise InputError("not valid UTF-8", path=path, line=number) from None
-        fields = text.split()
-        if len(fields) != n_fields:
-            raise InputError(f"expected {n_fields} whitespace-separated fields, found "
-                             f"{len(fields)}: {text.strip()!r}", path=path, line=number)
-        problem = check_line(fields)
-        if problem:
-            raise InputError(problem, path=path, line=number)
-
-
-def _check_run_line(fields: list[str]) -> str | None:
-    try:
-        score = float(fields[4])
-    except ValueError:
-        return f"score is not a number: {fields[4]!r}"
-    return None if math.isfinite(score) else f"score is not a finite number: {fields[4]!r}"
-
-
-def _check_qrels_line(fields: list[str]) -> str | None:
-    try:
-        int(fields[3])
-    except ValueError:
-        return f"label is not an integer: {fields[3]!r}"
-    return None
-
-
-def _fail_at_row(path: PathLike, row: int, message: str) -> None:
-    """Raise InputError for the ``row``-th data line (0-based), naming its line number."""
-    for index, (number, _line) in enumerate(_data_lines(read_bytes(path))):
-        if index == row:
-            raise InputError(message, path=path, line=number)
-    raise InputError(message, path=path)
-
-
-def _encode(column: pa.ChunkedArray | pa.Array) -> pa.DictionaryArray:
-    """Dictionary-encode a string column (codes in first-appearance order)."""
-    if isinstance(column, pa.ChunkedArray):
-        column = column.combine_chunks()
-    return pc.dictionary_encode(column)
-
-
-def _first_duplicate(topic: pa.DictionaryArray, doc: pa.DictionaryArray) -> int | None:
-    """Row of the first (topic, doc) pair that repeats an earlier row, or None.
-
-    Sorting int64 pair keys is far cheaper than hashing the strings; the exact row is only
-    looked up when a duplicate exists.
-    """
-    n_docs = max(len(doc.dictionary), 1)
-    keys = topic.indices.to_numpy().astype(np.int64) * n_docs + doc.indices.to_numpy()
-    ordered = np.sort(keys)
-    if not (ordered[1:] == ordered[:-1]).any():
-        return None
-    return int(np.argmax(pd.Series(keys).duplicated().to_numpy()))
+# --- internals ---------------------------------------------------------------------------------
 
 
 def _arrow_strings(column: pd.Series) -> pa.Array:
@@ -399,7 +241,13 @@ def _require_columns(frame: pd.DataFrame, columns: tuple[str, ...], name: str) -
 
 
 def _strings(column: pa.ChunkedArray) -> pd.Series:
+    import pandas as pd
+
     return pd.Series(column.to_pandas(), copy=False).astype(object)
+
+
+def _decoded(column: pa.DictionaryArray) -> pd.Series:
+    return _strings(pa.chunked_array([column.dictionary_decode()]))
 
 
 def _write_lines(path: PathLike, lines: Iterable[str]) -> None:

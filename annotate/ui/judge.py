@@ -9,6 +9,9 @@ State machine (session state, keys in :mod:`annotate.ui.keys`):
   again during the rerun, refers to a pair no longer displayed and writes nothing. The store's
   UNIQUE (pair, annotator, kind, version) is the last line of defence.
 - Seconds spent = time from the pair appearing to the label, measured on the server.
+- Speed: the judging area is a fragment, so a press reruns only it. The press costs one write
+  transaction in the callback (the judgment and the next claim together) and one read-only
+  transaction in the rerun (login check, progress from counters, recent seconds per judgment).
 
 The page never receives runs, ranks, or (unless the campaign allows it) other people's labels.
 """
@@ -37,14 +40,36 @@ _RESERVED_SHORTCUTS = frozenset({"c", "r"})
 
 
 def render(engine: Engine, user: AnnotatorInfo) -> None:
-    """Draw the judging page for ``user``."""
-    state = st.session_state
-    with session_scope(engine) as session:
+    """Draw the judging page for ``user``: the campaign's guidelines in the sidebar, and the
+    judging area as a fragment, so a label press reruns only that area (one write transaction
+    in the callback, one read-only transaction in the rerun), not the app around it."""
+    with session_scope(engine, readonly=True) as session:
         campaign = store.get_campaign(session, name=user.campaign_name)
+    _sidebar(campaign)
+    _judging(engine, user, campaign)
+
+
+@st.fragment
+def _judging(engine: Engine, user: AnnotatorInfo, campaign: CampaignInfo) -> None:
+    """The pair, its buttons and the progress (everything a press changes)."""
+    state = st.session_state
+    if state.get(keys.CURRENT) is None and not state.get(keys.BACK_STEPS):
+        try:
+            with session_scope(engine) as session:  # a run's only write, when a claim is due
+                state[keys.CURRENT] = store.next_pair(session, annotator_id=user.id)
+        except InputError:  # removed meanwhile: the full run shows the login message
+            st.rerun(scope="app")
+    with session_scope(engine, readonly=True) as session:
+        still_in = store.authenticate(session, token=state.get(keys.TOKEN) or "") is not None
         view, earlier = _displayed_pair(session, user)
-        progress = store.progress(session, campaign=campaign.name, annotator_id=user.id)
-        recent = store.history(session, annotator_id=user.id, limit=20)
-    _sidebar(campaign, progress, recent, view)
+        progress = store.progress(session, campaign=campaign.name, annotator_id=user.id,
+                                  pairs=_topic_pairs(engine, str(engine.url), campaign.name))
+        recent = store.recent_seconds(session, annotator_id=user.id, limit=20)
+        others = (store.others_labels(session, annotator_id=user.id, pair_id=view.pair_id)
+                  if campaign.show_others_labels and view is not None else [])
+    if not still_in:
+        st.rerun(scope="app")
+    _progress(progress, recent, view)
     if view is None:
         st.success("Nothing left to judge for you right now. Thank you!",
                    icon=":material/done_all:")
@@ -59,12 +84,21 @@ def render(engine: Engine, user: AnnotatorInfo) -> None:
         st.html(caption_html(flash))
     _pair(view, campaign, earlier)
     _controls(engine, user, campaign, view, earlier)
-    if campaign.show_others_labels:
-        _others(engine, campaign, user, view)
+    if others:
+        st.caption("Other annotators: " + ", ".join(f"{a}: {lab}" for a, lab in others))
+
+
+@st.cache_data(ttl=300, show_spinner=False)
+def _topic_pairs(_engine: Engine, url: str, campaign: str) -> pd.DataFrame:
+    """Pool size per topic of ``campaign`` at ``url`` (fixed once the campaign exists)."""
+    with session_scope(_engine, readonly=True) as session:
+        return store.topic_pairs(session, campaign=campaign)
 
 
 def _displayed_pair(session, user: AnnotatorInfo) -> tuple[PairView | None, JudgmentRecord | None]:
-    """The pair to show and, when it is an earlier one being changed, its latest judgment."""
+    """The pair to show and, when it is an earlier one being changed, its latest judgment.
+
+    The claimed pair was fetched by :func:`_judging` (or by the last write callback)."""
     state = st.session_state
     steps = int(state.get(keys.BACK_STEPS, 0))
     if steps > 0:
@@ -72,11 +106,7 @@ def _displayed_pair(session, user: AnnotatorInfo) -> tuple[PairView | None, Judg
         if len(earlier) >= steps:
             return earlier[steps - 1]
         state[keys.BACK_STEPS] = 0
-    current = state.get(keys.CURRENT)
-    if current is None:
-        current = store.next_pair(session, annotator_id=user.id)
-        state[keys.CURRENT] = current
-    return current, None
+    return state.get(keys.CURRENT), None
 
 
 def _pair(view: PairView, campaign: CampaignInfo, earlier: JudgmentRecord | None) -> None:
@@ -87,15 +117,15 @@ def _pair(view: PairView, campaign: CampaignInfo, earlier: JudgmentRecord | None
                    "A new label is stored as a new version; the old one is kept.",
                    icon=":material/history:")
     topic, document = st.columns([1, 2], gap="medium")
-    with topic, st.container(border=True):
-        st.html(caption_html(f"Topic {view.topic_id}"))
-        st.html(f'<div class="pj-doc-title">{text_html(view.topic_title)}</div>')
-        st.html(text_html(view.topic_description))
+    with topic, st.container(border=True):  # few elements: each one costs a browser render
+        st.html(caption_html(f"Topic {view.topic_id}")
+                + f'<div class="pj-doc-title">{text_html(view.topic_title)}</div>'
+                + text_html(view.topic_description))
         with st.expander("Narrative: what counts as relevant", expanded=True):
             st.html(text_html(view.topic_narrative))
     with document:
-        st.html(caption_html(f"Document {view.doc_id}", css_class="pj-doc-id"))
-        st.html(document_html(view.doc_title, view.doc_text, terms))
+        st.html(caption_html(f"Document {view.doc_id}", css_class="pj-doc-id")
+                + document_html(view.doc_title, view.doc_text, terms))
 
 
 def _controls(engine: Engine, user: AnnotatorInfo, campaign: CampaignInfo, view: PairView,
@@ -140,20 +170,20 @@ def _on_label(engine: Engine, annotator_id: int, view: PairView, label: int,
     seconds = max(time.monotonic() - float(state.get(keys.SHOWN_AT, time.monotonic())), 0.0)
     comment = (state.get(keys.comment_key(view.pair_id)) or "").strip() or None
     try:
-        with session_scope(engine) as session:
+        with session_scope(engine) as session:  # judgment and next claim: one transaction
             store.record_judgment(session, annotator_id=annotator_id, pair_id=view.pair_id,
                                   label=label, seconds=round(seconds, 3), position=view.position,
                                   comment=comment, expected_version=version)
+            following = (store.next_pair(session, annotator_id=annotator_id) if version == 1
+                         else state.get(keys.CURRENT))
     except DuplicateWrite:
         return
     except InputError as exc:  # e.g. the lease ran out and others took the pair meanwhile
         state[keys.CURRENT] = None
         state[keys.FLASH] = f"Not saved: {exc}"
         return
-    if version > 1:
-        state[keys.BACK_STEPS] = 0
-    else:
-        state[keys.CURRENT] = None
+    state[keys.BACK_STEPS] = 0
+    state[keys.CURRENT] = following
     state[keys.FLASH] = f"Saved label {label} for the previous document."
 
 
@@ -165,9 +195,9 @@ def _on_skip(engine: Engine, annotator_id: int, pair_id: int) -> None:
     try:
         with session_scope(engine) as session:
             store.skip_pair(session, annotator_id=annotator_id, pair_id=pair_id)
-    except InputError:
-        pass  # the claim had already lapsed: the next run fetches a fresh pair anyway
-    state[keys.CURRENT] = None
+            state[keys.CURRENT] = store.next_pair(session, annotator_id=annotator_id)
+    except InputError:  # the claim had already lapsed: the next run fetches a fresh pair
+        state[keys.CURRENT] = None
 
 
 def _on_back() -> None:
@@ -201,39 +231,30 @@ def _format_duration(seconds: float | None) -> str:
     return f"{minutes // 60} h {minutes % 60:02d} min" if minutes >= 60 else f"{minutes} min"
 
 
-def _sidebar(campaign: CampaignInfo, progress: pd.DataFrame,
-             recent: list[tuple[PairView, JudgmentRecord]], view: PairView | None) -> None:
+def _progress(progress: pd.DataFrame, recent: list[float | None], view: PairView | None
+              ) -> None:
+    """Topic and campaign progress bars, the person's count and the estimated time left."""
     done = int(progress["judgments_done"].sum()) if len(progress) else 0
     needed = int(progress["judgments_needed"].sum()) if len(progress) else 0
+    topic, overall = st.columns(2)
+    if view is not None:
+        row = progress.loc[progress["topic"] == view.topic_id]
+        t_done = int(row["judgments_done"].sum())
+        t_needed = int(row["judgments_needed"].sum())
+        topic.progress(t_done / t_needed if t_needed else 1.0,
+                       text=f"This topic: {t_done} of {t_needed} judgments")
+    overall.progress(done / needed if needed else 1.0,
+                     text=f"Campaign: {done} of {needed} judgments")
+    mine = int(progress["annotator_done"].sum()) if "annotator_done" in progress else 0
+    eta = eta_seconds(needed - done, [s for s in recent if s is not None])
+    st.caption(f"You judged {mine} pairs. Time left for the campaign at your pace: "
+               f"{_format_duration(eta)}.")
+
+
+def _sidebar(campaign: CampaignInfo) -> None:
     with st.sidebar:
-        st.subheader("Progress")
-        if view is not None:
-            row = progress.loc[progress["topic"] == view.topic_id]
-            t_done = int(row["judgments_done"].sum())
-            t_needed = int(row["judgments_needed"].sum())
-            st.progress(t_done / t_needed if t_needed else 1.0,
-                        text=f"This topic: {t_done} of {t_needed} judgments")
-        st.progress(done / needed if needed else 1.0,
-                    text=f"Campaign: {done} of {needed} judgments")
-        mine = int(progress["annotator_done"].sum()) if "annotator_done" in progress else 0
-        eta = eta_seconds(needed - done, [r.seconds for _, r in recent if r.seconds is not None])
-        st.caption(f"You judged {mine} pairs. Time left for the campaign at your pace: "
-                   f"{_format_duration(eta)}.")
         with st.expander("Guidelines", expanded=False):
             st.html(text_html(campaign.guidelines or "No guidelines were given."))
         with st.expander("Labels", expanded=False):
             for lab in campaign.scale.labels:
                 st.html(text_html(f"{lab.value} · {lab.name}: {lab.description}"))
-
-
-def _others(engine: Engine, campaign: CampaignInfo, user: AnnotatorInfo, view: PairView) -> None:
-    """Other annotators' latest labels for this pair (only when the campaign allows it)."""
-    with session_scope(engine) as session:
-        frame = store.judgments_frame(session, campaign=campaign.name, latest_only=True,
-                                      kind="judgment")
-    mine = frame["annotator"] == user.name
-    same = (frame["topic"] == view.topic_id) & (frame["doc"] == view.doc_id)
-    others = frame.loc[same & ~mine, ["annotator", "label"]]
-    if len(others):
-        st.caption("Other annotators: " + ", ".join(
-            f"{a}: {lab}" for a, lab in zip(others["annotator"], others["label"], strict=True)))

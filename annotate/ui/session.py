@@ -52,7 +52,7 @@ def login() -> AnnotatorInfo | None:
     token = state.get(keys.TOKEN)
     if not token:
         return None
-    with session_scope(engine()) as session:
+    with session_scope(engine(), readonly=True) as session:
         user = store.authenticate(session, token=token)
     state[keys.USER] = user
     return user

@@ -5,12 +5,18 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
 
-import pandas as pd
+import numpy as np
 
 from pooljudge.errors import InputError, UsageError
 from pooljudge.fileio import atomic_writer, progress
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from metrics.evaluate import RunResult
 
 HELP = "evaluate runs against qrels (trec_eval -c numbers, unjudged rates beside them)"
 TABLE_COVERAGE = "Unjudged@10"
@@ -41,9 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from metrics.evaluate import DEFAULT_MEASURES, load_qrels, load_runs, parse_all, score, tidy
-    from pooljudge.cli.trust_common import group_text
-    from pooljudge.groups_format import read_topic_groups
+    from metrics.evaluate import DEFAULT_MEASURES, parse_all, score_all
 
     names = [n for given in (args.measures or DEFAULT_MEASURES) for n in given.split()]
     try:
@@ -53,22 +57,31 @@ def run(args: argparse.Namespace) -> int:
     computed = list(measures)
     if args.format == "table":
         computed = list(dict.fromkeys([*measures, *parse_all([TABLE_COVERAGE])]))
-    groups = read_topic_groups(args.topic_groups) if args.topic_groups else None
-    qrels = load_qrels(args.qrels)
-    results = []
-    for name, columns in progress(load_runs(args.runs), total=len(args.runs), desc="runs",
-                                  unit="run"):
-        result = score(qrels, name, columns, computed, judged_only=args.judged_only)
+    groups = None
+    if args.topic_groups:
+        from pooljudge.groups_format import read_topic_groups
+
+        groups = read_topic_groups(args.topic_groups)
+    bar = progress(total=len(args.runs), desc="runs", unit="run")
+
+    def seen(result: RunResult) -> None:
         _warn(result, computed)
-        results.append(result)
+        bar.update(1)
+
+    try:
+        qrels, results = score_all(args.qrels, args.runs, computed,
+                                   judged_only=args.judged_only, runs_seen=seen)
+    finally:
+        bar.close()
     if qrels.n_topics < MIN_TOPICS:
         _note(f"only {qrels.n_topics} topics evaluated: fewer than {MIN_TOPICS} are too few to "
               "rank systems reliably")
     if groups is not None:
+        from pooljudge.cli.trust_common import group_text
+
         text = group_text("eval", results, groups, args.format)
     else:
-        frame = tidy(results, per_topic=args.per_topic)
-        text = _render(frame, args.format, [str(m) for m in measures])
+        text = _render(results, args.format, [str(m) for m in measures], args.per_topic)
     with atomic_writer(args.output) as handle:
         handle.write(text)
     return 0
@@ -89,7 +102,7 @@ def _warn(result, measures: Sequence) -> None:
         if short:
             _note(f"{result.name}: fewer than {k} documents returned for {short} topic(s)")
     for measure in measures:
-        never = int(pd.isna(result.values[measure]).sum()) if measure.name == "RecallDepth" else 0
+        never = int(np.isnan(result.values[measure]).sum()) if measure.name == "RecallDepth" else 0
         if never:
             _note(f"{result.name}: {never} topic(s) never reach the recall of {measure}: no value")
 
@@ -98,18 +111,35 @@ def _note(message: str) -> None:
     print(f"pooljudge eval: warning: {message}", file=sys.stderr)
 
 
-def _render(frame: pd.DataFrame, fmt: str, shown: list[str]) -> str:
+def _render(results: Sequence[RunResult], fmt: str, shown: list[str], per_topic: bool) -> str:
+    """tsv (``run topic measure value``), json records, or the means table."""
     if fmt == "tsv":
         lines = ["run\ttopic\tmeasure\tvalue"]
-        lines += [f"{r}\t{t}\t{m}\t{v!r}" for r, t, m, v in zip(
-            frame["run"], frame["topic"], frame["measure"], frame["value"].astype(float),
-            strict=True)]
+        lines += [f"{r}\t{t}\t{m}\t{v!r}" for r, t, m, v in _rows(results, per_topic)]
         return "\n".join(lines) + "\n"
     if fmt == "json":
-        records = [{"run": r, "topic": t, "measure": m, "value": float(v)} for r, t, m, v in zip(
-            frame["run"], frame["topic"], frame["measure"], frame["value"], strict=True)]
+        records = [{"run": r, "topic": t, "measure": m, "value": v}
+                   for r, t, m, v in _rows(results, per_topic)]
         return json.dumps(records, indent=1) + "\n"
-    return _table(frame, shown)
+    from metrics.evaluate import tidy
+
+    return _table(tidy(results, per_topic=per_topic), shown)
+
+
+def _rows(results: Sequence[RunResult], per_topic: bool) -> Iterator[tuple[str, str, str, float]]:
+    """(run, topic, measure, value) in :func:`metrics.evaluate.tidy`'s order: per run, its
+    topics (with ``per_topic``), then the summary rows (topic ``all``)."""
+    from metrics.evaluate import ALL_TOPICS
+
+    for result in results:
+        names = [str(m) for m in result.values]
+        if per_topic:
+            columns = [v.tolist() for v in result.values.values()]
+            for index, topic in enumerate(result.topics):
+                for name, values in zip(names, columns, strict=True):
+                    yield result.name, topic, name, float(values[index])
+        for name, value in zip(names, result.summary.values(), strict=True):
+            yield result.name, ALL_TOPICS, name, float(value)
 
 
 def _table(frame: pd.DataFrame, shown: list[str]) -> str:

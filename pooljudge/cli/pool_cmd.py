@@ -71,12 +71,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def read_runs(
-    paths: Sequence[str], *, workers: int | None = None
+    paths: Sequence[str], *, depth: int | None = None, workers: int | None = None
 ) -> Iterator[tuple[str, RunColumns]]:
     """(name, run) for each path, read by a few threads, in path order, with a progress bar.
 
-    At most ``2 * workers`` runs are held at once. Raises UsageError when two paths share a
-    run name, InputError (``path:line``) for a bad run.
+    With ``depth`` each thread cuts its run to the rows that can reach the top ``depth``
+    (:func:`pooling.pool.top_candidates`), after checking the whole file. At most
+    ``2 * workers`` runs are held at once. Raises UsageError when two paths share a run name,
+    InputError (``path:line``) for a bad run.
     """
     names = [run_name(p) for p in paths]
     seen: dict[str, str] = {}
@@ -90,13 +92,22 @@ def read_runs(
         with ThreadPoolExecutor(max_workers=workers) as pool:
             pending: deque = deque()
             for name, path in zip(names, paths, strict=True):
-                pending.append((name, pool.submit(read_run_columns, path)))
+                pending.append((name, pool.submit(_read_one, path, depth)))
                 if len(pending) >= 2 * workers:
                     yield _finish(pending, bar)
             while pending:
                 yield _finish(pending, bar)
     finally:
         bar.close()
+
+
+def _read_one(path: str, depth: int | None) -> RunColumns:
+    run = read_run_columns(path)
+    if depth is None:
+        return run
+    from pooling.pool import top_candidates
+
+    return top_candidates(run, depth)
 
 
 def _finish(pending: deque, bar) -> tuple[str, RunColumns]:
@@ -153,7 +164,7 @@ def _pool(args: argparse.Namespace) -> int:
         raise UsageError(f"--budget needs a static strategy: {specs[0]} chooses pairs from the "
                          "judgments as they arrive; pool everything and stop at the budget")
     exclude = read_qrels(args.exclude) if args.exclude else None
-    pool = build_pool(read_runs(args.runs), args.depth, exclude=exclude)
+    pool = build_pool(read_runs(args.runs, depth=args.depth), args.depth, exclude=exclude)
     try:
         order = make_policy(specs[0], pool, seed=args.seed).plan()
     except ValueError as exc:
@@ -193,7 +204,7 @@ def _simulate(args: argparse.Namespace) -> int:
         raise UsageError("pool simulate needs QRELS and at least one RUN")
     specs = _specs(args, DEFAULT_SIMULATE)
     truth = read_qrels(args.runs[1])
-    pool = build_pool(read_runs(args.runs[2:]), args.depth)
+    pool = build_pool(read_runs(args.runs[2:], depth=args.depth), args.depth)
     try:
         curves = simulate(pool, truth, specs, seed=args.seed, rel=args.rel)
     except ValueError as exc:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import sqlalchemy as sa
 from streamlit.testing.v1 import AppTest
 
 from annotate import store
@@ -64,3 +65,28 @@ def test_label_button_records_one_judgment_and_moves_on(campaign) -> None:
     with session_scope(campaign["engine"]) as session:
         frame = store.judgments_frame(session, campaign="c")
     assert frame[["doc", "label", "version"]].to_numpy().tolist() == [["d1", 1, 1]]
+
+
+def test_label_press_claims_the_next_pair_in_the_same_transaction(campaign) -> None:
+    at = _run(campaign["ann"])
+    first = at.session_state[keys.CURRENT].pair_id
+    at.button(key=keys.label_key(first, 0)).click().run()
+    second = at.session_state[keys.CURRENT].pair_id
+    with session_scope(campaign["engine"], readonly=True) as session:
+        me = store.annotator_id(session, campaign="c", name="ann")
+        topics = store.progress(session, campaign="c", annotator_id=me)
+        claimed = session.execute(sa.text("SELECT pair_id FROM claim")).scalars().all()
+    assert second != first and claimed == [second]
+    assert topics["annotator_done"].tolist() == [1] and topics["judgments_done"].tolist() == [1]
+    assert "You judged 1 pairs" in " ".join(c.value for c in at.caption)
+
+
+def test_a_removed_annotator_is_logged_out_at_the_next_press(campaign) -> None:
+    at = _run(campaign["ann"])
+    pair = at.session_state[keys.CURRENT].pair_id
+    with session_scope(campaign["engine"]) as session:
+        store.remove_annotator(session, campaign="c", name="ann")
+    at.button(key=keys.label_key(pair, 1)).click().run()
+    assert [e.value for e in at.error] and "not valid" in at.error[0].value
+    with session_scope(campaign["engine"], readonly=True) as session:
+        assert store.judgments_frame(session, campaign="c").empty

@@ -1,0 +1,308 @@
+"""Columnar fast readers behind :mod:`pooljudge.trec` (its public entry point): runs and qrels as
+checked Arrow/numpy arrays, without pandas.
+
+The bytes are parsed by pyarrow's multi-threaded CSV reader, materialising only the columns that
+are used (a run's ``Q0``, rank and tag are checked for presence but never built). Files with one
+blank or one tab between fields are parsed as they are; anything else (repeated or mixed blanks,
+CRs, ``#`` comment lines) is normalised first with C-speed ``bytes`` operations. Only when parsing
+or a check on the columns fails does a line-by-line scan run, to name the exact ``path:line``.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import re
+from collections.abc import Callable, Iterable
+from typing import NamedTuple
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
+from pooljudge.errors import InputError
+from pooljudge.fileio import PathLike, read_bytes
+
+__all__ = [
+    "QRELS_FIELDS",
+    "RUN_FIELDS",
+    "QrelsColumns",
+    "RunColumns",
+    "encode",
+    "encode_grouped",
+    "encode_run",
+    "first_duplicate",
+    "int_array",
+    "numpy_of",
+    "parse",
+    "parse_run",
+    "read_qrels_columns",
+    "read_run_columns",
+]
+
+RUN_FIELDS = ("topic", "q0", "doc", "rank", "score", "tag")
+QRELS_FIELDS = ("topic", "iteration", "doc", "label")
+_RUN_USED = ("topic", "doc", "score")
+_QRELS_USED = ("topic", "doc", "label")
+_COMMENT_LINE = re.compile(rb"(?m)^[ \t]*#[^\n]*")
+
+
+class RunColumns(NamedTuple):
+    """A checked run as arrays in file order: dictionary-encoded topic and doc ids, float scores."""
+
+    topic: pa.DictionaryArray
+    doc: pa.DictionaryArray
+    score: np.ndarray
+
+
+class QrelsColumns(NamedTuple):
+    """Checked qrels as arrays in file order: dictionary-encoded ids, int64 labels."""
+
+    topic: pa.DictionaryArray
+    doc: pa.DictionaryArray
+    label: np.ndarray
+
+
+def read_run_columns(path: PathLike, *, known_docs: pa.Array | None = None) -> RunColumns:
+    """Read and check a run (plain or gzip) as arrays (see :func:`parse_run`, :func:`encode_run`).
+
+    ``known_docs`` (distinct ids, such as the qrels' document dictionary) become the first
+    entries of the doc dictionary, in their order, so a join needs no second pass over the ids.
+    """
+    return encode_run(parse_run(path), path, known_docs=known_docs)
+
+
+def parse_run(path: PathLike, *, tag: bool = False) -> pa.Table:
+    """A run's ``topic, doc, score`` (and ``tag``) columns in file order; all but duplicates
+    checked.
+
+    Raises InputError naming ``path:line`` for a wrong column count, a score that is not a finite
+    number, undecodable bytes, or an empty file.
+    """
+    used = (*_RUN_USED, "tag") if tag else _RUN_USED
+    table = parse(path, RUN_FIELDS, used, {"score": pa.float64()}, _check_run_line)
+    score = numpy_of(table["score"])
+    bad = ~np.isfinite(score)
+    if bad.any():
+        fail_at_row(path, int(np.argmax(bad)), "score is not a finite number")
+    return table
+
+
+def encode_run(table: pa.Table, path: PathLike, *, known_docs: pa.Array | None = None
+               ) -> RunColumns:
+    """Encode a parsed run; raises InputError (``path:line``) for a document twice in a topic."""
+    topic = encode_grouped(table["topic"])
+    doc = encode(table["doc"], known=known_docs)
+    row = first_duplicate(topic, doc)
+    if row is not None:
+        fail_at_row(path, row, f"document listed twice for topic {topic[row]}: {doc[row]}")
+    return RunColumns(topic, doc, numpy_of(table["score"]))
+
+
+def read_qrels_columns(path: PathLike) -> QrelsColumns:
+    """Read and check qrels as arrays; InputError (``path:line``) as for runs, for a label that
+    is not an integer and a document judged twice for one topic."""
+    table = parse(path, QRELS_FIELDS, _QRELS_USED, {"label": pa.int64()}, _check_qrels_line)
+    topic, doc = encode_grouped(table["topic"]), encode(table["doc"])
+    row = first_duplicate(topic, doc)
+    if row is not None:
+        fail_at_row(path, row, f"document judged twice for topic {topic[row]}: {doc[row]}")
+    return QrelsColumns(topic, doc, numpy_of(table["label"]).astype(np.int64))
+
+
+def encode(column: pa.ChunkedArray | pa.Array, *, known: pa.Array | None = None
+           ) -> pa.DictionaryArray:
+    """Dictionary-encode a string column, codes in first-appearance order.
+
+    With ``known`` (distinct strings) the dictionary starts with exactly those entries, in order;
+    the column's other ids follow in first-appearance order.
+    """
+    column = _array(column)
+    if known is None or len(known) == 0:
+        return pc.dictionary_encode(column)
+    encoded = pc.dictionary_encode(pa.concat_arrays([known.cast(column.type), column]))
+    return pa.DictionaryArray.from_arrays(encoded.indices.slice(len(known)), encoded.dictionary)
+
+
+def encode_grouped(column: pa.ChunkedArray | pa.Array) -> pa.DictionaryArray:
+    """Dictionary-encode ids that mostly come in runs of equal values (a run's topics).
+
+    Only the first row of each run of equal values is hashed; the codes equal
+    ``pc.dictionary_encode``'s (first-appearance order) for any row order. An ungrouped column
+    simply has more, shorter runs.
+    """
+    column = _array(column)
+    n = len(column)
+    if n < 2:
+        return pc.dictionary_encode(column)
+    change = pc.not_equal(column.slice(1), column.slice(0, n - 1))
+    heads = np.zeros(1 + change.true_count, dtype=np.int64)
+    heads[1:] = numpy_of(pc.indices_nonzero(change)) + 1
+    encoded = pc.dictionary_encode(column.take(int_array(heads)))
+    indices = np.repeat(numpy_of(encoded.indices), np.diff(np.append(heads, n)))
+    return pa.DictionaryArray.from_arrays(int_array(indices.astype(np.int32)), encoded.dictionary)
+
+
+def numpy_of(values: pa.Array | pa.ChunkedArray, *, fill: int | None = None) -> np.ndarray:
+    """A numeric Arrow array as numpy (read-only, no copy for one chunk without nulls); nulls
+    become ``fill``.
+
+    ``Array.to_numpy`` and ``fill_null`` would do, but they import pandas (half a second) on
+    first use. Raises TypeError for other types, ValueError for nulls without ``fill``.
+    """
+    if isinstance(values, pa.ChunkedArray):
+        parts = [numpy_of(chunk, fill=fill) for chunk in values.chunks]
+        return parts[0] if len(parts) == 1 else np.concatenate(parts or [np.zeros(0)])
+    kind = ("f" if pa.types.is_floating(values.type) else
+            "i" if pa.types.is_signed_integer(values.type) else
+            "u" if pa.types.is_unsigned_integer(values.type) else None)
+    if kind is None:
+        raise TypeError(f"not a numeric array: {values.type}")
+    dtype = np.dtype(f"{kind}{values.type.bit_width // 8}")
+    data = np.frombuffer(values.buffers()[1], dtype=dtype, count=len(values),
+                         offset=values.offset * dtype.itemsize)
+    if not values.null_count:
+        return data
+    if fill is None:
+        raise ValueError("array has nulls")
+    bits = np.unpackbits(np.frombuffer(values.buffers()[0], dtype=np.uint8), bitorder="little")
+    valid = bits[values.offset:values.offset + len(values)].astype(bool)
+    return np.where(valid, data, fill)
+
+
+def int_array(values: np.ndarray) -> pa.Array:
+    """A numpy integer array as an Arrow array without a copy.
+
+    ``pa.array`` would do, but it imports pandas (half a second) to check for pandas inputs.
+    """
+    values = np.ascontiguousarray(values)
+    arrow_type = pa.from_numpy_dtype(values.dtype)
+    return pa.Array.from_buffers(arrow_type, len(values), [None, pa.py_buffer(values)])
+
+
+def first_duplicate(topic: pa.DictionaryArray, doc: pa.DictionaryArray) -> int | None:
+    """Row of the first (topic, doc) pair that repeats an earlier row, or None.
+
+    Sorting int64 pair keys is far cheaper than hashing the strings; the exact row is only
+    looked up when a duplicate exists.
+    """
+    n_docs = max(len(doc.dictionary), 1)
+    keys = numpy_of(topic.indices).astype(np.int64) * n_docs + numpy_of(doc.indices)
+    ordered = np.sort(keys)
+    if not (ordered[1:] == ordered[:-1]).any():
+        return None
+    rows = np.argsort(keys, kind="stable")
+    repeats = keys[rows][1:] == keys[rows][:-1]
+    return int(rows[1:][repeats].min())
+
+
+def parse(path: PathLike, fields: tuple[str, ...], used: tuple[str, ...], types: dict,
+          check_line: Callable[[list[str]], str | None]) -> pa.Table:
+    """Parse whitespace-separated ``fields`` fast, keeping the ``used`` ones; on failure locate
+    the bad line and raise InputError."""
+    raw = read_bytes(path)
+    table = None
+    if b"#" not in raw and b"\r" not in raw:
+        if b"\t" not in raw:
+            table = _read_table(raw, fields, used, types, delimiter=" ")
+        elif b" " not in raw:
+            table = _read_table(raw, fields, used, types, delimiter="\t")
+    if table is None:
+        table = _read_table(_normalise(raw), fields, used, types, delimiter=" ")
+    if table is None or table.num_rows == 0:
+        if next(iter(data_lines(raw)), None) is None:
+            raise InputError("file has no data lines (only blanks and # comments)", path=path)
+        _locate_bad_line(path, raw, len(fields), check_line)
+        raise InputError("cannot parse the file", path=path)
+    return table
+
+
+def _read_table(data: bytes, fields: tuple[str, ...], used: tuple[str, ...], types: dict, *,
+                delimiter: str) -> pa.Table | None:
+    """pyarrow's CSV reader with one ``delimiter`` per field gap; None when the bytes do not fit.
+
+    Every line must have exactly ``len(fields)`` fields, also when only ``used`` are built.
+    """
+    column_types = {name: types.get(name, pa.string()) for name in used}
+    try:
+        return pacsv.read_csv(
+            io.BytesIO(data),
+            read_options=pacsv.ReadOptions(column_names=list(fields), block_size=1 << 24),
+            parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False,
+                                             ignore_empty_lines=True),
+            convert_options=pacsv.ConvertOptions(column_types=column_types,
+                                                 include_columns=list(used),
+                                                 null_values=[], strings_can_be_null=False),
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+
+
+def _normalise(raw: bytes) -> bytes:
+    """Blank-separated fields, one space each; comment lines and CRs blanked out."""
+    if b"#" in raw:
+        raw = _COMMENT_LINE.sub(b"", raw)
+    if b"\r" in raw:
+        raw = raw.replace(b"\r", b"")
+    if b"\t" in raw:
+        raw = raw.replace(b"\t", b" ")
+    while b"  " in raw:
+        raw = raw.replace(b"  ", b" ")
+    if b"\n " in raw:
+        raw = raw.replace(b"\n ", b"\n")
+    if b" \n" in raw:
+        raw = raw.replace(b" \n", b"\n")
+    return raw[1:] if raw.startswith(b" ") else raw
+
+
+def data_lines(raw: bytes) -> Iterable[tuple[int, bytes]]:
+    """(line number, line) for every line that is neither blank nor a ``#`` comment."""
+    for number, line in enumerate(raw.split(b"\n"), start=1):
+        stripped = line.strip()
+        if stripped and not stripped.startswith(b"#"):
+            yield number, line
+
+
+def _locate_bad_line(path: PathLike, raw: bytes, n_fields: int, check_line) -> None:
+    """Scan line by line and raise InputError at the first line that cannot be read."""
+    for number, line in data_lines(raw):
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InputError("not valid UTF-8", path=path, line=number) from None
+        fields = text.split()
+        if len(fields) != n_fields:
+            raise InputError(f"expected {n_fields} whitespace-separated fields, found "
+                             f"{len(fields)}: {text.strip()!r}", path=path, line=number)
+        problem = check_line(fields)
+        if problem:
+            raise InputError(problem, path=path, line=number)
+
+
+def _check_run_line(fields: list[str]) -> str | None:
+    try:
+        score = float(fields[4])
+    except ValueError:
+        return f"score is not a number: {fields[4]!r}"
+    return None if math.isfinite(score) else f"score is not a finite number: {fields[4]!r}"
+
+
+def _check_qrels_line(fields: list[str]) -> str | None:
+    try:
+        int(fields[3])
+    except ValueError:
+        return f"label is not an integer: {fields[3]!r}"
+    return None
+
+
+def fail_at_row(path: PathLike, row: int, message: str) -> None:
+    """Raise InputError for the ``row``-th data line (0-based), naming its line number."""
+    for index, (number, _line) in enumerate(data_lines(read_bytes(path))):
+        if index == row:
+            raise InputError(message, path=path, line=number)
+    raise InputError(message, path=path)
+
+
+def _array(column: pa.ChunkedArray | pa.Array) -> pa.Array:
+    return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
