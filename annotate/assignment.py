@@ -21,6 +21,7 @@ taken only when those have nothing left for them, and at most K annotators hold 
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from datetime import timedelta
 
@@ -150,13 +151,30 @@ def _take_open(session: Session, annotator_id: int, *, campaign_id: int | None =
                held_by_topic: bool = False, skipped: bool = False) -> int | None:
     """Take a slot of the first open pair this annotator has not judged (nor skipped, unless
     ``skipped``: then only skipped pairs, oldest skip first) in one ``UPDATE … RETURNING``;
-    its id, or None. The candidate row is locked with ``FOR UPDATE SKIP LOCKED`` (PostgreSQL)."""
-    statement = _TAKE[held_by_topic, skipped]
-    return run(session, statement, aid=annotator_id, cid=campaign_id).scalar_one_or_none()
+    its id, or None when no such pair has an open slot.
+
+    The candidate row is locked with ``FOR UPDATE SKIP LOCKED`` (PostgreSQL). A row that another
+    transaction holds for a moment (its own claim or a judgment) is skipped, so near the end of
+    a campaign the take can come back empty although a slot is still free: then a plain read
+    (committed state, no lock) says whether an open candidate exists, and the take is retried
+    after a short wait until it succeeds or no candidate is left. SQLite serialises claims with
+    ``BEGIN IMMEDIATE``, where an empty take is final.
+    """
+    case = (held_by_topic, skipped)
+    params = {"aid": annotator_id, "cid": campaign_id}
+    postgres = session.get_bind().dialect.name == "postgresql"
+    for attempt in range(_RETRIES):
+        pair_id = run(session, _TAKE[case], **params).scalar_one_or_none()
+        if pair_id is not None or not postgres:
+            return pair_id
+        if not run(session, _OPEN_EXISTS[case], **params).scalar():
+            return None
+        time.sleep(_RETRY_PAUSE * (attempt + 1))
+    return None
 
 
-def _take_statement(*, held_by_topic: bool, skipped: bool) -> sa.Update:
-    """The claim statement for one (held_by_topic, skipped) case; binds ``aid`` and ``cid``."""
+def _candidates(*, held_by_topic: bool, skipped: bool) -> sa.Select:
+    """Open pairs the annotator may take, in queue order; binds ``aid`` and ``cid``."""
     p = _PAIR.alias("candidate")
     aid = sa.bindparam("aid")
     judged = sa.exists().where(_JUDGMENT.c.pair_id == p.c.id, _JUDGMENT.c.annotator_id == aid)
@@ -168,11 +186,16 @@ def _take_statement(*, held_by_topic: bool, skipped: bool) -> sa.Update:
         query = query.where(p.c.campaign_id == sa.bindparam("cid"))
     if skipped:
         query = query.join(_SKIP, sa.and_(_SKIP.c.pair_id == p.c.id, _SKIP.c.annotator_id == aid))
-        query = query.order_by(_SKIP.c.skipped_at, p.c.queue_pos)
-    else:
-        put_aside = sa.exists().where(_SKIP.c.annotator_id == aid, _SKIP.c.pair_id == p.c.id)
-        query = query.where(~put_aside).order_by(p.c.queue_pos)
-    candidate = query.limit(1).with_for_update(skip_locked=True, of=p).scalar_subquery()
+        return query.order_by(_SKIP.c.skipped_at, p.c.queue_pos)
+    put_aside = sa.exists().where(_SKIP.c.annotator_id == aid, _SKIP.c.pair_id == p.c.id)
+    return query.where(~put_aside).order_by(p.c.queue_pos)
+
+
+def _take_statement(*, held_by_topic: bool, skipped: bool) -> sa.Update:
+    """The claim statement for one (held_by_topic, skipped) case; binds ``aid`` and ``cid``."""
+    query = _candidates(held_by_topic=held_by_topic, skipped=skipped)
+    pair = query.selected_columns[0].table  # lock only the candidate pair, not joined rows
+    candidate = query.limit(1).with_for_update(skip_locked=True, of=pair).scalar_subquery()
     return (sa.update(_PAIR).where(_PAIR.c.id == candidate, _PAIR.c.open_slots > ZERO)
             .values(open_slots=_PAIR.c.open_slots - 1).returning(_PAIR.c.id))
 
@@ -198,5 +221,8 @@ def _claim_by_topic(session: Session, annotator_id: int, campaign_id: int, now) 
             topic_id=topic_id, annotator_id=annotator_id, started_at=now))
 
 
-_TAKE = {(held, skipped): _take_statement(held_by_topic=held, skipped=skipped)
-         for held in (False, True) for skipped in (False, True)}
+_CASES = [(held, skipped) for held in (False, True) for skipped in (False, True)]
+_TAKE = {(h, s): _take_statement(held_by_topic=h, skipped=s) for h, s in _CASES}
+_OPEN_EXISTS = {(h, s): sa.select(sa.exists(_candidates(held_by_topic=h, skipped=s)))
+                for h, s in _CASES}
+_RETRIES, _RETRY_PAUSE = 50, 0.002
