@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from pooljudge.errors import InputError
-from pooljudge.fileio import PathLike, read_bytes
+from pooljudge.fileio import PathLike, jsonl_objects, read_bytes
 
 __all__ = ["DOCUMENT_COLUMNS", "TOPIC_COLUMNS", "check_pool_members", "pool_line_numbers",
            "read_documents", "read_topics"]
@@ -147,14 +147,8 @@ def _clean(markup: str) -> str:
 
 def _jsonl(text: str, path: PathLike, columns: tuple[str, ...]) -> tuple[pd.DataFrame, list[int]]:
     rows, lines = [], []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"not valid JSON: {exc.msg}", path=path, line=number) from None
-        if not isinstance(record, dict) or "id" not in record:
+    for number, record in jsonl_objects(text, path):
+        if "id" not in record:
             raise InputError("expected a JSON object with an \"id\"", path=path, line=number)
         rows.append({c: _as_text(record.get(c)) for c in columns})
         lines.append(number)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import io
+import json
 import os
 import sys
 import tempfile
@@ -38,6 +39,23 @@ def read_bytes(path: PathLike) -> bytes:
     if not raw or raw.isspace():
         raise InputError("file is empty", path=path)
     return raw
+
+
+def jsonl_objects(text: str, path: PathLike) -> Iterator[tuple[int, dict]]:
+    """(line number, object) for every non-blank line of JSON Lines ``text``.
+
+    Raises InputError naming ``path:line`` for a line that is not JSON or not a JSON object.
+    """
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"not valid JSON: {exc.msg}", path=path, line=number) from None
+        if not isinstance(record, dict):
+            raise InputError("expected a JSON object", path=path, line=number)
+        yield number, record
 
 
 def _gunzip(data: bytes) -> bytes:

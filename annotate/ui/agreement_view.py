@@ -68,14 +68,17 @@ def render_agreement(engine: Engine, campaign: CampaignInfo) -> None:
     st.dataframe(disagreements(latest, scale).head(50), hide_index=True)
 
 
+_ALPHA_HELP = "Krippendorff's alpha over pairs judged by two or more annotators, level: "
+
+
 def _overall(overall: dict[str, object]) -> None:
     """Campaign-wide coefficients as metric cards; an undefined one reads "undefined"."""
     st.subheader("Overall")
     cards = [("Judgments", overall["judgments"], None), ("Annotators", overall["annotators"], None),
              ("Pairs judged by 2+", overall["items_shared"], None),
              ("Fleiss' kappa", overall["fleiss_kappa"], overall["fleiss_kappa_note"]),
-             ("Krippendorff's α (nominal)", overall["krippendorff_alpha_nominal"], None),
-             ("Krippendorff's α (ordinal)", overall["krippendorff_alpha_ordinal"], None)]
+             ("α nominal", overall["krippendorff_alpha_nominal"], _ALPHA_HELP + "nominal"),
+             ("α ordinal", overall["krippendorff_alpha_ordinal"], _ALPHA_HELP + "ordinal")]
     for column, (name, value, note) in zip(st.columns(len(cards)), cards, strict=True):
         shown = "undefined" if value is None else (f"{value:.3f}" if isinstance(value, float)
                                                     else f"{value:,}")

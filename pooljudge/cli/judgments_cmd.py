@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import csv
 import io
-import json
 import re
 
 import numpy as np
@@ -13,7 +12,7 @@ import pandas as pd
 
 from pooljudge.cli.common import add_db_option, open_database
 from pooljudge.errors import InputError, UsageError
-from pooljudge.fileio import atomic_writer, read_bytes
+from pooljudge.fileio import atomic_writer, jsonl_objects, read_bytes
 
 __all__ = ["EXPORT_COLUMNS", "read_judgments", "register"]
 
@@ -89,14 +88,8 @@ def _decode(raw: bytes, path: str) -> str:
 
 def _read_jsonl(text: str, path: str) -> tuple[pd.DataFrame, np.ndarray]:
     rows, lines = [], []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"not valid JSON: {exc.msg}", path=path, line=number) from None
-        missing = [c for c in REQUIRED if not isinstance(record, dict) or c not in record]
+    for number, record in jsonl_objects(text, path):
+        missing = [c for c in REQUIRED if c not in record]
         if missing:
             raise InputError(f"missing field(s) {', '.join(missing)}", path=path, line=number)
         rows.append({k: "" if v is None else str(v) for k, v in record.items()})

@@ -92,4 +92,4 @@ def test_agreement_overview_shows_coefficients_not_raw_json(app, page, judged) -
     metrics = page.locator('[data-testid="stMetric"]')
     metrics.nth(5).wait_for()
     assert metrics.count() == 6
-    assert "Krippendorff" in page.inner_text("body")
+    assert "α nominal" in page.inner_text("body")
