@@ -111,11 +111,7 @@ def run_columns(run: pd.DataFrame, *, name: str = "run") -> RunColumns:
         row = int(np.argmax(bad))
         raise InputError(f"row {row}: score is not a finite number: {run['score'].iat[row]!r}",
                          path=name)
-    topic, doc = encode(_arrow_strings(run["topic"])), encode(_arrow_strings(run["doc"]))
-    row = first_duplicate(topic, doc)
-    if row is not None:
-        raise InputError(f"row {row}: document listed twice for topic {topic[row]}: {doc[row]}",
-                         path=name)
+    topic, doc = _unique_pairs(run, name, "listed")
     return RunColumns(topic, doc, score)
 
 
@@ -130,12 +126,19 @@ def qrels_columns(qrels: pd.DataFrame, *, name: str = "qrels") -> QrelsColumns:
         row = int(np.argmax(bad))
         raise InputError(f"row {row}: label is not an integer: {qrels['label'].iat[row]!r}",
                          path=name)
-    topic, doc = encode(_arrow_strings(qrels["topic"])), encode(_arrow_strings(qrels["doc"]))
+    topic, doc = _unique_pairs(qrels, name, "judged")
+    return QrelsColumns(topic, doc, labels.astype(np.int64))
+
+
+def _unique_pairs(frame: pd.DataFrame, name: str, verb: str
+                  ) -> tuple[pa.DictionaryArray, pa.DictionaryArray]:
+    """The frame's topic and doc columns encoded; InputError naming the first repeated pair."""
+    topic, doc = encode(_arrow_strings(frame["topic"])), encode(_arrow_strings(frame["doc"]))
     row = first_duplicate(topic, doc)
     if row is not None:
-        raise InputError(f"row {row}: document judged twice for topic {topic[row]}: {doc[row]}",
+        raise InputError(f"row {row}: document {verb} twice for topic {topic[row]}: {doc[row]}",
                          path=name)
-    return QrelsColumns(topic, doc, labels.astype(np.int64))
+    return topic, doc
 
 
 def write_run(run: pd.DataFrame, path: PathLike, *, tag: str | None = None) -> None:

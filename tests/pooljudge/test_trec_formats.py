@@ -10,6 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pooljudge import trec
+from pooljudge.errors import InputError
 from pooljudge.ranking import rank_run
 from pooljudge.trec import read_qrels, read_run, read_run_columns, write_qrels, write_run
 
@@ -70,3 +72,15 @@ def test_ranking_breaks_ties_by_doc_descending_in_single_precision():
                         "score": [40.922120174018, 40.922120174019, 1.0, 50.0]})
     # 40.922120174018 and ...19 are the same float32 (trec_eval's float sim): "b" > "a".
     assert rank_run(run)["doc"].tolist() == ["B", "b", "a", "c"]
+
+
+@pytest.mark.parametrize(("reader", "frame", "message"), [
+    (trec.run_columns, pd.DataFrame({"topic": ["1", "1"], "doc": ["d", "d"], "score": [1.0, 2.0]}),
+     "run: row 1: document listed twice for topic 1: d"),
+    (trec.qrels_columns, pd.DataFrame({"topic": ["1", "1"], "doc": ["d", "d"], "label": [1, 0]}),
+     "qrels: row 1: document judged twice for topic 1: d"),
+], ids=["run", "qrels"])
+def test_dataframe_inputs_refuse_a_repeated_pair(reader, frame, message) -> None:
+    with pytest.raises(InputError) as caught:
+        reader(frame)
+    assert str(caught.value) == message
