@@ -31,6 +31,7 @@ __all__ = [
     "stop_app",
     "wait_for_new_pair",
     "wait_idle",
+    "wait_keys_ready",
 ]
 
 CHROMIUM = "/usr/bin/chromium"
@@ -95,9 +96,28 @@ def wait_idle(page) -> None:
     page.wait_for_selector(IDLE, state="attached")
 
 
+def wait_keys_ready(page) -> None:
+    """Wait until every keyboard shortcut shown on the page is bound, so a key press counts.
+
+    Streamlit binds a button's shortcut (hotkeys-js, ``window.hotkeys``) in a React effect after
+    the button is drawn; on a busy machine that came up to a second after the run had finished,
+    and a key pressed in between was silently lost (measured with two browsers on two cores).
+    """
+    page.wait_for_function(
+        """() => {
+            const shown = [...document.querySelectorAll('[aria-label^="Shortcut "]')]
+                .map(el => el.getAttribute('aria-label').slice(9).toLowerCase());
+            if (!window.hotkeys) return shown.length === 0;
+            const bound = new Set(window.hotkeys.getAllKeyCodes().map(k => k.shortcut));
+            return shown.every(key => bound.has(key));
+        }"""
+    )
+
+
 def shown_doc(page) -> str:
     """The id of the document on the judging page, once its label buttons are ready for keys."""
     page.locator('[class*="st-key-label_"] button').first.wait_for(state="visible")
+    wait_keys_ready(page)
     text = page.locator(".pj-doc-id").first.inner_text()
     return text.removeprefix("Document ").strip()
 
@@ -106,13 +126,18 @@ def shown_pair(page) -> int:
     """The pair id of the label buttons on screen (their ``st-key-label_<pair>_<value>`` class)."""
     button = page.locator('[class*="st-key-label_"]').first
     button.wait_for(state="visible")
+    wait_keys_ready(page)
     key = next(c for c in button.get_attribute("class").split() if c.startswith("st-key-label_"))
     return int(key.split("_")[1])
 
 
-def wait_for_new_pair(page, before: int, *, allow_done: bool = False) -> int | None:
+def wait_for_new_pair(page, before: int, *, allow_done: bool = False,
+                      timeout: float | None = None) -> int | None:
     """Wait until a pair other than ``before`` is on screen (or, with ``allow_done``, the
-    "nothing left" message) and the app is idle; the new pair id, or None when done."""
+    "nothing left" message) and the app is idle; the new pair id, or None when done.
+
+    ``timeout`` (ms) bounds the wait for the change; the page's default timeout otherwise.
+    """
     page.wait_for_function(
         """([before, allowDone, done]) => {
             const el = document.querySelector('[class*="st-key-label_"]');
@@ -121,6 +146,7 @@ def wait_for_new_pair(page, before: int, *, allow_done: bool = False) -> int | N
             return allowDone && document.body.innerText.includes(done);
         }""",
         arg=[before, allow_done, DONE_TEXT],
+        timeout=timeout,
     )
     wait_idle(page)
     if allow_done and page.locator('[class*="st-key-label_"]').count() == 0:

@@ -11,7 +11,7 @@ import pytest
 from annotate import store
 from annotate.db import session_scope
 from annotate.ui import keys
-from annotate.ui.browser import DONE_TEXT, wait_idle
+from annotate.ui.browser import DONE_TEXT, wait_idle, wait_keys_ready
 
 EXPECTED = {"overview": "By annotator", "agreement": "Most disagreed pairs",
             "export": "Download qrels", "evaluate": "Current qrels: 6 judged pairs",
@@ -76,6 +76,7 @@ def test_adjudicator_sees_the_document_and_decides_with_a_key(app, page, judged)
     assert "Body of document 2 about widgets." in body
     assert "Anything about widgets is relevant." in body
     assert "Fleiss" not in body
+    wait_keys_ready(page)
     page.keyboard.press("1")
     page.get_by_text("1 disagreements wait for a decision").first.wait_for()
     wait_idle(page)
