@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pyarrow as pa
 
 from metrics.join import Qrels, join, prepare_qrels
 from metrics.registry import Measure, parse
@@ -24,10 +23,10 @@ from pooljudge.trec import (
     RunColumns,
     qrels_columns,
     read_qrels_columns,
+    read_run_columns,
     run_columns,
     run_name,
 )
-from pooljudge.trec_columns import encode_run, parse_run
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -66,14 +65,10 @@ def load_qrels(qrels: QrelsInput) -> Qrels:
     return prepare_qrels(qrels_columns(qrels))
 
 
-def load_runs(
-    runs: RunsInput, *, known_docs: Callable[[], pa.Array] | None = None
-) -> Iterator[tuple[str, RunColumns]]:
+def load_runs(runs: RunsInput) -> Iterator[tuple[str, RunColumns]]:
     """(name, checked run arrays) for each run, read lazily one at a time.
 
     A path's name is its file name without folder and ``.gz``; a mapping's keys are the names.
-    ``known_docs`` is called once a run file is parsed; the ids it returns (the qrels'
-    documents) lead the run's doc dictionary, which spares the join a pass over the run's ids.
     Raises InputError when two runs would share a name.
     """
     if isinstance(runs, (str, os.PathLike)):
@@ -89,8 +84,7 @@ def load_runs(
         if not isinstance(run, (str, os.PathLike)):
             yield name, run_columns(run, name=name)
             continue
-        table = parse_run(run)
-        yield name, encode_run(table, run, known_docs=known_docs() if known_docs else None)
+        yield name, read_run_columns(run)
 
 
 def parse_all(measures: Iterable[str | Measure]) -> list[Measure]:
@@ -152,7 +146,7 @@ def score_all(
         pending = executor.submit(load_qrels, qrels)
         results = []
         try:
-            for name, run in load_runs(runs, known_docs=lambda: pending.result().docs.dictionary):
+            for name, run in load_runs(runs):
                 result = score(pending.result(), name, run, measures, judged_only=judged_only)
                 if runs_seen is not None:
                     runs_seen(result)

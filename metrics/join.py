@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pooljudge.ranking import byte_order_codes, rank_rows
+from pooljudge.string_keys import all_same_strings, pair_keys, string_hashes, take_indices
 from pooljudge.trec import QrelsColumns, RunColumns
 from pooljudge.trec_columns import int_array, numpy_of
 
@@ -32,8 +33,10 @@ class Qrels:
 
     ``topics`` are the distinct topic ids in byte order; ``labels_by_topic`` holds each topic's
     labels sorted descending (``offsets`` delimit topics), the ideal ranking for nDCG.
-    ``pair_keys`` (sorted ``topic * len(docs.dictionary) + doc code``) and ``pair_labels`` look
-    up a (topic, doc) pair's label.
+    ``hash_keys`` (sorted :func:`~pooljudge.string_keys.pair_keys` of the rows) and
+    ``hash_rows`` (the row of each) find a (topic, doc) pair's row; ``hash_keys_unique`` is False
+    when two pairs share a key. ``pair_keys`` (sorted ``topic * len(docs.dictionary) + doc
+    code``) and ``pair_labels`` are the exact path used after a collision.
     """
 
     topics: pa.Array
@@ -44,6 +47,9 @@ class Qrels:
     labels_by_topic: np.ndarray
     pair_keys: np.ndarray
     pair_labels: np.ndarray
+    hash_keys: np.ndarray
+    hash_rows: np.ndarray
+    hash_keys_unique: bool
 
     @property
     def n_topics(self) -> int:
@@ -66,6 +72,9 @@ def prepare_qrels(columns: QrelsColumns) -> Qrels:
     counts = np.bincount(topic_rank, minlength=len(topics))
     keys = topic_rank * max(len(columns.doc.dictionary), 1) + numpy_of(columns.doc.indices)
     by_key = np.argsort(keys)
+    hashed = pair_keys(topic_rank, string_hashes(columns.doc))
+    by_hash = np.argsort(hashed)
+    hash_keys = hashed[by_hash]
     return Qrels(
         topics=topics,
         topic_of_row=topic_rank,
@@ -75,6 +84,9 @@ def prepare_qrels(columns: QrelsColumns) -> Qrels:
         labels_by_topic=columns.label[order],
         pair_keys=keys[by_key],
         pair_labels=columns.label[by_key],
+        hash_keys=hash_keys,
+        hash_rows=by_hash,
+        hash_keys_unique=not bool((hash_keys[1:] == hash_keys[:-1]).any()),
     )
 
 
@@ -168,21 +180,40 @@ def join(qrels: Qrels, run: RunColumns, *, judged_only: bool = False) -> Ranking
 
 
 def _labels(qrels: Qrels, run: RunColumns, topic: np.ndarray) -> np.ndarray:
-    """Per run row, its qrels label or UNJUDGED (pairs matched as int64 keys, not strings).
+    """Per run row, its qrels label or UNJUDGED (``topic``: qrels topic index, -1 for none).
 
-    When the run's doc dictionary starts with the qrels' (``read_run_columns(known_docs=...)``),
-    a run doc code below the qrels' dictionary size is the qrels code; otherwise the run's
-    distinct ids are looked up in the qrels' dictionary.
+    Pairs are matched through 64-bit keys (one sorted search, no string hashing) and every match
+    is confirmed on the topic index and the doc string; after a key collision the exact path
+    (:func:`_labels_exact`) decides instead.
     """
+    labels = np.full(len(topic), UNJUDGED, dtype=np.int64)
+    if len(qrels.hash_keys) == 0:
+        return labels
+    if not qrels.hash_keys_unique:
+        return _labels_exact(qrels, run, topic)
+    hashes = run.doc_hash if run.doc_hash is not None else string_hashes(run.doc)
+    keys = pair_keys(topic, hashes)
+    position = np.minimum(np.searchsorted(qrels.hash_keys, keys), len(qrels.hash_keys) - 1)
+    found = np.flatnonzero(qrels.hash_keys[position] == keys)
+    rows = qrels.hash_rows[position[found]]
+    confirmed = (np.array_equal(topic[found], qrels.topic_of_row[rows])
+                 and all_same_strings(run.doc.take(take_indices(found)),
+                                      qrels.docs.take(take_indices(rows))))
+    if not confirmed:
+        return _labels_exact(qrels, run, topic)
+    labels[found] = qrels.labels[rows]
+    return labels
+
+
+def _labels_exact(qrels: Qrels, run: RunColumns, topic: np.ndarray) -> np.ndarray:
+    """:func:`_labels` by looking every run doc id up in the qrels' doc dictionary."""
     known = qrels.docs.dictionary
     width = max(len(known), 1)
-    codes = numpy_of(run.doc.indices).astype(np.int64)
-    entries = run.doc.dictionary
-    if len(entries) >= len(known) and entries.slice(0, len(known)).equals(known):
-        codes[codes >= len(known)] = -1
+    if isinstance(run.doc, pa.DictionaryArray):
+        of_entry = numpy_of(pc.index_in(run.doc.dictionary, value_set=known), fill=-1)
+        codes = of_entry.astype(np.int64)[numpy_of(run.doc.indices)]
     else:
-        of_entry = numpy_of(pc.index_in(entries, value_set=known), fill=-1)
-        codes = of_entry.astype(np.int64)[codes]
+        codes = numpy_of(pc.index_in(run.doc, value_set=known), fill=-1).astype(np.int64)
     labels = np.full(len(codes), UNJUDGED, dtype=np.int64)
     matched = np.flatnonzero((codes >= 0) & (topic >= 0))
     if len(matched) == 0 or len(qrels.pair_keys) == 0:

@@ -134,14 +134,15 @@ def top_candidates(run: RunColumns, depth: int) -> RunColumns:
     if len(keep) == len(codes):
         return run
     rows = int_array(keep)
-    return RunColumns(run.topic.take(rows), run.doc.take(rows), run.score[keep])
+    doc_hash = None if run.doc_hash is None else run.doc_hash[keep]
+    return RunColumns(run.topic.take(rows), run.doc.take(rows), run.score[keep], doc_hash)
 
 
 def _candidates(run: RunColumns, depth: int) -> _Top:
     """A run's :func:`top_candidates` with plain (decoded) ids."""
     top = top_candidates(run, depth)
-    return _Top(top.topic.dictionary_decode(), top.doc.dictionary_decode(),
-                np.asarray(top.score, dtype=np.float64))
+    doc = top.doc.dictionary_decode() if isinstance(top.doc, pa.DictionaryArray) else top.doc
+    return _Top(top.topic.dictionary_decode(), doc, np.asarray(top.score, dtype=np.float64))
 
 
 def _byte_codes(values: pa.Array) -> tuple[np.ndarray, pa.Array]:

@@ -23,6 +23,7 @@ import pyarrow.csv as pacsv
 
 from pooljudge.errors import InputError
 from pooljudge.fileio import PathLike, read_bytes
+from pooljudge.string_keys import first_repeat, pair_keys, string_hashes
 
 __all__ = [
     "QRELS_FIELDS",
@@ -49,11 +50,17 @@ _COMMENT_LINE = re.compile(rb"(?m)^[ \t]*#[^\n]*")
 
 
 class RunColumns(NamedTuple):
-    """A checked run as arrays in file order: dictionary-encoded topic and doc ids, float scores."""
+    """A checked run as arrays in file order: dictionary-encoded topic ids, doc ids, float scores.
+
+    Read from a file, ``doc`` holds the ids as plain strings and ``doc_hash`` their
+    :func:`~pooljudge.string_keys.string_hashes` (all that scoring and pooling need); encoded
+    from a DataFrame, ``doc`` is dictionary-encoded and ``doc_hash`` None.
+    """
 
     topic: pa.DictionaryArray
-    doc: pa.DictionaryArray
+    doc: pa.Array
     score: np.ndarray
+    doc_hash: np.ndarray | None = None
 
 
 class QrelsColumns(NamedTuple):
@@ -64,13 +71,10 @@ class QrelsColumns(NamedTuple):
     label: np.ndarray
 
 
-def read_run_columns(path: PathLike, *, known_docs: pa.Array | None = None) -> RunColumns:
+def read_run_columns(path: PathLike) -> RunColumns:
     """Read and check a run (plain or gzip) as arrays (see :func:`parse_run`, :func:`encode_run`).
-
-    ``known_docs`` (distinct ids, such as the qrels' document dictionary) become the first
-    entries of the doc dictionary, in their order, so a join needs no second pass over the ids.
     """
-    return encode_run(parse_run(path), path, known_docs=known_docs)
+    return encode_run(parse_run(path), path)
 
 
 def parse_run(path: PathLike, *, tag: bool = False) -> pa.Table:
@@ -89,15 +93,19 @@ def parse_run(path: PathLike, *, tag: bool = False) -> pa.Table:
     return table
 
 
-def encode_run(table: pa.Table, path: PathLike, *, known_docs: pa.Array | None = None
-               ) -> RunColumns:
-    """Encode a parsed run; raises InputError (``path:line``) for a document twice in a topic."""
+def encode_run(table: pa.Table, path: PathLike) -> RunColumns:
+    """Encode a parsed run; raises InputError (``path:line``) for a document twice in a topic.
+
+    Doc ids stay strings: a repeated (topic, doc) pair is found by sorting 64-bit pair keys and
+    confirmed on the strings (:mod:`pooljudge.string_keys`), with no string hash table.
+    """
     topic = encode_grouped(table["topic"])
-    doc = encode(table["doc"], known=known_docs)
-    row = first_duplicate(topic, doc)
+    doc = _array(table["doc"])
+    doc_hash = string_hashes(doc)
+    row = first_repeat(pair_keys(numpy_of(topic.indices), doc_hash), topic, doc)
     if row is not None:
         fail_at_row(path, row, f"document listed twice for topic {topic[row]}: {doc[row]}")
-    return RunColumns(topic, doc, numpy_of(table["score"]))
+    return RunColumns(topic, doc, numpy_of(table["score"]), doc_hash)
 
 
 def read_qrels_columns(path: PathLike) -> QrelsColumns:
@@ -111,18 +119,9 @@ def read_qrels_columns(path: PathLike) -> QrelsColumns:
     return QrelsColumns(topic, doc, numpy_of(table["label"]).astype(np.int64))
 
 
-def encode(column: pa.ChunkedArray | pa.Array, *, known: pa.Array | None = None
-           ) -> pa.DictionaryArray:
-    """Dictionary-encode a string column, codes in first-appearance order.
-
-    With ``known`` (distinct strings) the dictionary starts with exactly those entries, in order;
-    the column's other ids follow in first-appearance order.
-    """
-    column = _array(column)
-    if known is None or len(known) == 0:
-        return pc.dictionary_encode(column)
-    encoded = pc.dictionary_encode(pa.concat_arrays([known.cast(column.type), column]))
-    return pa.DictionaryArray.from_arrays(encoded.indices.slice(len(known)), encoded.dictionary)
+def encode(column: pa.ChunkedArray | pa.Array) -> pa.DictionaryArray:
+    """Dictionary-encode a string column, codes in first-appearance order."""
+    return pc.dictionary_encode(_array(column))
 
 
 def encode_grouped(column: pa.ChunkedArray | pa.Array) -> pa.DictionaryArray:

@@ -17,7 +17,6 @@ from pooljudge.errors import InputError
 from pooljudge.fileio import progress
 from pooljudge.ranking import byte_order_codes, rank_positions, rank_rows
 from pooljudge.trec_columns import (
-    encode,
     encode_grouped,
     first_duplicate,
     int_array,
@@ -37,16 +36,6 @@ def test_grouped_encoding_equals_dictionary_encode_in_any_order(values):
     got = encode_grouped(column)
     assert got.dictionary.equals(expected.dictionary)
     assert numpy_of(got.indices).tolist() == numpy_of(expected.indices).tolist()
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.lists(ids, min_size=1, max_size=40), st.sets(ids, max_size=10))
-def test_known_ids_lead_the_dictionary(values, known):
-    known_array = pa.array(sorted(known), type=pa.string())
-    encoded = encode(pa.array(values, type=pa.string()), known=known_array)
-    assert encoded.dictionary.slice(0, len(known_array)).equals(known_array)
-    assert encoded.dictionary_decode().to_pylist() == values
-    assert len(set(encoded.dictionary.to_pylist())) == len(encoded.dictionary)
 
 
 def test_numpy_and_arrow_conversions_round_trip():
@@ -111,8 +100,6 @@ def test_duplicate_documents_name_their_line(tmp_path, text, line):
     path.write_text(text)
     with pytest.raises(InputError, match=f"run.txt:{line}: document listed twice"):
         read_run_columns(path)
-    with pytest.raises(InputError, match=f"run.txt:{line}: document listed twice"):
-        read_run_columns(path, known_docs=pa.array(["b", "z"]))
 
 
 def test_unused_columns_are_still_counted(tmp_path):
