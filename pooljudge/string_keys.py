@@ -30,8 +30,8 @@ def string_hashes(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
 
     The bytes of each string are read 8 at a time (unaligned little-endian words straight from
     the Arrow data buffer), masked past the string's end, and folded with the SplitMix64
-    finaliser; the length is mixed in first, so ``"a"`` and ``"a\\0"`` differ. Nulls hash as
-    empty strings.
+    finaliser; the length is mixed in first, so ``"a"`` and ``"a\\0"`` differ. A null slot
+    hashes the bytes its offsets span (run and qrels columns never hold nulls).
     """
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
