@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pooljudge.ranking import byte_order_codes, rank_rows
-from pooljudge.string_keys import all_same_strings, pair_keys, string_hashes, take_indices
+from pooljudge.string_keys import all_same_strings, pair_keys, string_hashes
 from pooljudge.trec import QrelsColumns, RunColumns
 from pooljudge.trec_columns import int_array, numpy_of
 
@@ -197,8 +197,8 @@ def _labels(qrels: Qrels, run: RunColumns, topic: np.ndarray) -> np.ndarray:
     found = np.flatnonzero(qrels.hash_keys[position] == keys)
     rows = qrels.hash_rows[position[found]]
     confirmed = (np.array_equal(topic[found], qrels.topic_of_row[rows])
-                 and all_same_strings(run.doc.take(take_indices(found)),
-                                      qrels.docs.take(take_indices(rows))))
+                 and all_same_strings(run.doc.take(int_array(found)),
+                                      qrels.docs.take(int_array(rows))))
     if not confirmed:
         return _labels_exact(qrels, run, topic)
     labels[found] = qrels.labels[rows]

@@ -15,7 +15,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["all_same_strings", "first_repeat", "pair_keys", "string_hashes", "take_indices"]
+from pooljudge.arrow_numpy import int_array, numpy_of
+
+__all__ = ["all_same_strings", "first_repeat", "pair_keys", "string_hashes"]
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -36,11 +38,7 @@ def string_hashes(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
     if isinstance(values, pa.DictionaryArray):
-        indices = values.indices
-        width = indices.type.bit_width // 8
-        codes = np.frombuffer(indices.buffers()[1], dtype=np.dtype(f"i{width}"),
-                              count=len(indices), offset=indices.offset * width)
-        return string_hashes(values.dictionary)[codes]
+        return string_hashes(values.dictionary)[numpy_of(values.indices)]
     offsets, data = _buffers(values)
     starts, lengths = offsets[:-1], np.diff(offsets)
     end = int(offsets[-1]) if len(offsets) else 0
@@ -95,8 +93,8 @@ def first_repeat(keys: np.ndarray, topics: pa.Array, docs: pa.Array) -> int | No
     if len(repeated) == 0:
         return None
     rows = np.flatnonzero(np.isin(keys, repeated))
-    topic_ids = _plain(topics.take(take_indices(rows)))
-    doc_ids = _plain(docs.take(take_indices(rows)))
+    topic_ids = _plain(topics.take(int_array(rows)))
+    doc_ids = _plain(docs.take(int_array(rows)))
     seen: set[tuple[str, str]] = set()
     for row, pair in zip(rows, zip(topic_ids.to_pylist(), doc_ids.to_pylist(), strict=True),
                          strict=True):
@@ -104,12 +102,6 @@ def first_repeat(keys: np.ndarray, topics: pa.Array, docs: pa.Array) -> int | No
             return int(row)
         seen.add(pair)
     return None
-
-
-def take_indices(rows: np.ndarray) -> pa.Array:
-    """Row positions as an Arrow int64 array, no copy (``pa.array`` would import pandas)."""
-    rows = np.ascontiguousarray(rows, dtype=np.int64)
-    return pa.Array.from_buffers(pa.int64(), len(rows), [None, pa.py_buffer(rows)])
 
 
 def _buffers(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
