@@ -32,7 +32,7 @@ from sqlmodel import Session
 
 from annotate.adaptive_queue import rerank_queue
 from annotate.models import Annotator, Campaign, Claim, Judgment, Pair, Skip, Topic, TopicAssignment
-from annotate.records import JUDGING_ORDERS, PairView
+from annotate.records import JUDGING_ORDERS, PairView, adaptive_spec
 from annotate.store_common import ZERO, annotator_row, load_pair_view, run, utcnow
 from pooljudge.errors import InputError
 
@@ -48,7 +48,8 @@ _RETURN_SLOTS = (sa.update(_PAIR).where(_PAIR.c.id == sa.bindparam("pid"))
                  .values(open_slots=_PAIR.c.open_slots + sa.bindparam("n")))
 _ME = (
     sa.select(_ANN.c.campaign_id, _ANN.c.human, _ANN.c.active, _ANN.c.name,
-              _CAMPAIGN.c.assign_mode, _CLAIM_T.c.pair_id, _CLAIM_T.c.position)
+              _CAMPAIGN.c.assign_mode, _CAMPAIGN.c.judging_order, _CLAIM_T.c.pair_id,
+              _CLAIM_T.c.position)
     .select_from(_ANN.join(_CAMPAIGN, _CAMPAIGN.c.id == _ANN.c.campaign_id)
                  .outerjoin(_CLAIM_T, _CLAIM_T.c.annotator_id == _ANN.c.id))
     .where(_ANN.c.id == sa.bindparam("aid"))
@@ -113,7 +114,8 @@ def next_pair(session: Session, *, annotator_id: int, lease_seconds: float = 600
     if me.pair_id is not None:
         run(session, _RENEW, aid=annotator_id, expires=expires)
         return load_pair_view(session, me.pair_id, me.position)
-    rerank_queue(session, campaign_id=me.campaign_id)  # adaptive orders: policy's pairs first
+    if adaptive_spec(me.judging_order) is not None:  # the policy's pairs first
+        rerank_queue(session, campaign_id=me.campaign_id)
     if me.assign_mode == "topic":
         pair_id = _claim_by_topic(session, annotator_id, me.campaign_id, now)
     else:
