@@ -35,8 +35,7 @@ class Qrels:
     labels sorted descending (``offsets`` delimit topics), the ideal ranking for nDCG.
     ``hash_keys`` (sorted :func:`~pooljudge.string_keys.pair_keys` of the rows) and
     ``hash_rows`` (the row of each) find a (topic, doc) pair's row; ``hash_keys_unique`` is False
-    when two pairs share a key. ``pair_keys`` (sorted ``topic * len(docs.dictionary) + doc
-    code``) and ``pair_labels`` are the exact path used after a collision.
+    when two pairs share a key (then the exact path of :func:`_labels_exact` is taken).
     """
 
     topics: pa.Array
@@ -45,8 +44,6 @@ class Qrels:
     labels: np.ndarray
     offsets: np.ndarray
     labels_by_topic: np.ndarray
-    pair_keys: np.ndarray
-    pair_labels: np.ndarray
     hash_keys: np.ndarray
     hash_rows: np.ndarray
     hash_keys_unique: bool
@@ -70,8 +67,6 @@ def prepare_qrels(columns: QrelsColumns) -> Qrels:
     topics = pc.take(columns.topic.dictionary, pc.sort_indices(columns.topic.dictionary))
     order = np.lexsort((-columns.label, topic_rank))
     counts = np.bincount(topic_rank, minlength=len(topics))
-    keys = topic_rank * max(len(columns.doc.dictionary), 1) + numpy_of(columns.doc.indices)
-    by_key = np.argsort(keys)
     hashed = pair_keys(topic_rank, string_hashes(columns.doc))
     by_hash = np.argsort(hashed)
     hash_keys = hashed[by_hash]
@@ -82,8 +77,6 @@ def prepare_qrels(columns: QrelsColumns) -> Qrels:
         labels=columns.label,
         offsets=np.concatenate(([0], np.cumsum(counts))),
         labels_by_topic=columns.label[order],
-        pair_keys=keys[by_key],
-        pair_labels=columns.label[by_key],
         hash_keys=hash_keys,
         hash_rows=by_hash,
         hash_keys_unique=not bool((hash_keys[1:] == hash_keys[:-1]).any()),
@@ -206,7 +199,8 @@ def _labels(qrels: Qrels, run: RunColumns, topic: np.ndarray) -> np.ndarray:
 
 
 def _labels_exact(qrels: Qrels, run: RunColumns, topic: np.ndarray) -> np.ndarray:
-    """:func:`_labels` by looking every run doc id up in the qrels' doc dictionary."""
+    """:func:`_labels` by looking every run doc id up in the qrels' doc dictionary and matching
+    exact ``topic * len(dictionary) + doc code`` keys (only taken after a key collision)."""
     known = qrels.docs.dictionary
     width = max(len(known), 1)
     if isinstance(run.doc, pa.DictionaryArray):
@@ -216,10 +210,13 @@ def _labels_exact(qrels: Qrels, run: RunColumns, topic: np.ndarray) -> np.ndarra
         codes = numpy_of(pc.index_in(run.doc, value_set=known), fill=-1).astype(np.int64)
     labels = np.full(len(codes), UNJUDGED, dtype=np.int64)
     matched = np.flatnonzero((codes >= 0) & (topic >= 0))
-    if len(matched) == 0 or len(qrels.pair_keys) == 0:
+    if len(matched) == 0:
         return labels
+    qrels_keys = qrels.topic_of_row * width + numpy_of(qrels.docs.indices)
+    by_key = np.argsort(qrels_keys)
+    sorted_keys = qrels_keys[by_key]
     run_keys = topic[matched] * width + codes[matched]
-    position = np.minimum(np.searchsorted(qrels.pair_keys, run_keys), len(qrels.pair_keys) - 1)
-    found = qrels.pair_keys[position] == run_keys
-    labels[matched[found]] = qrels.pair_labels[position[found]]
+    position = np.minimum(np.searchsorted(sorted_keys, run_keys), len(sorted_keys) - 1)
+    found = sorted_keys[position] == run_keys
+    labels[matched[found]] = qrels.labels[by_key[position[found]]]
     return labels

@@ -73,8 +73,7 @@ class QrelsColumns(NamedTuple):
 
 
 def read_run_columns(path: PathLike) -> RunColumns:
-    """Read and check a run (plain or gzip) as arrays (see :func:`parse_run`, :func:`encode_run`).
-    """
+    """Read and check a run (plain or gzip): :func:`parse_run`, then :func:`encode_run`."""
     return encode_run(parse_run(path), path)
 
 
