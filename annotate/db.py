@@ -4,17 +4,19 @@ SQLite transactions are begun by us, not by the driver: ``BEGIN IMMEDIATE`` by d
 writing transaction holds the write lock from its first statement and two writers queue on
 ``busy_timeout`` instead of failing to upgrade a read lock (WAL's ``SQLITE_BUSY_SNAPSHOT``).
 Read-only sessions (``session_scope(engine, readonly=True)``) use a deferred ``BEGIN`` and never
-block writers. Writing sessions on a SQLite file also queue on an exclusive ``flock`` of a lock
-file in the temporary folder named after the database's absolute path (POSIX): the kernel wakes
-the next writer as soon as the lock is released, where SQLite's own busy handler sleeps in
-steps of up to 100 ms (a long latency tail with several processes). The lock only orders
-writers; correctness still rests on SQLite's own locking. PostgreSQL runs at READ COMMITTED;
-the claim query locks rows with ``FOR UPDATE SKIP LOCKED``.
+block writers. Writing sessions on a SQLite file also queue, first come first served, on
+:func:`annotate.writer_queue.writer_turn` with lock files in the temporary folder named after
+the database's absolute path (POSIX): the next writer goes on as soon as the lock is released,
+where SQLite's own busy handler sleeps in steps of up to 100 ms (a long latency tail with several
+processes), and in arrival order, where a plain ``flock`` lets a busy process take it again and
+again. The queue only orders writers; correctness still rests on SQLite's own locking.
+PostgreSQL runs at READ COMMITTED; the claim query locks rows with ``FOR UPDATE SKIP LOCKED``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import tempfile
@@ -30,12 +32,8 @@ from alembic.util.exc import CommandError
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Session
 
+from annotate.writer_queue import fcntl, writer_turn
 from pooljudge.errors import PoolJudgeError
-
-try:
-    import fcntl
-except ImportError:  # not POSIX: SQLite's busy_timeout alone queues the writers
-    fcntl = None
 
 __all__ = ["DEFAULT_URL", "database_url", "migration_config", "open_engine", "session_scope"]
 
@@ -99,32 +97,31 @@ def session_scope(engine: sa.Engine, *, readonly: bool = False) -> Iterator[Sess
 
 
 def _writer_lock_path(engine: sa.Engine) -> str | None:
-    """The writers' lock file of a SQLite file database on a POSIX system, else None.
-
-    It lives in the temporary folder (named by a hash of the database's absolute path), so
-    nothing is left beside the database.
-    """
+    """The writers' lock file of a SQLite file database on a POSIX system, else None."""
     if engine.dialect.name != "sqlite" or fcntl is None:
         return None
     database = engine.url.database
     if database in (None, "", ":memory:"):
         return None
+    return _lock_file(database)
+
+
+@functools.lru_cache(maxsize=256)
+def _lock_file(database: str) -> str:
+    """The lock file of ``database`` in the temporary folder (named by a hash of its absolute
+    path), so nothing is left beside the database. Cached: it is asked for on every write."""
     key = hashlib.sha256(str(Path(database).expanduser().resolve()).encode()).hexdigest()[:24]
     return str(Path(tempfile.gettempdir()) / f"pooljudge-{key}.lock")
 
 
 @contextlib.contextmanager
 def _exclusive(path: str | None) -> Iterator[None]:
-    """Hold an exclusive ``flock`` on ``path`` (no-op for None); released even on error."""
+    """The writers' turn on ``path`` (no-op for None); released even on error."""
     if path is None:
         yield
         return
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+    with writer_turn(path):
         yield
-    finally:
-        os.close(fd)  # closing the descriptor releases the lock
 
 
 def _sqlite_engine(url: sa.URL) -> sa.Engine:
