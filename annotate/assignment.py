@@ -13,6 +13,12 @@ inside ``BEGIN IMMEDIATE`` (see :mod:`annotate.db`), so claims are serialised by
 The candidate search walks the partial index ``(campaign_id, queue_pos) WHERE open_slots > 0``
 and probes the judgment and skip primary keys per candidate; it never aggregates judgments.
 
+Round trips: a claim is two statements and the commit. The first reads the annotator, their live
+claim and whether any lease has ended (the expired claims are deleted only then). The second, on
+PostgreSQL, takes the slot, counts the showing, inserts the claim and returns the pair's texts in
+one statement (data-modifying CTEs); on SQLite, in-process and without round trips, these are
+four plain statements.
+
 Queue order: ``pair.queue_pos``, fixed when the campaign is created from one of
 :data:`JUDGING_ORDERS`. Pairs an annotator skipped come after every other pair, oldest skip
 first. Assignment by topic: an annotator first finishes the topics they hold; a new topic is
@@ -33,7 +39,15 @@ from sqlmodel import Session
 from annotate.adaptive_queue import rerank_queue
 from annotate.models import Annotator, Campaign, Claim, Judgment, Pair, Skip, Topic, TopicAssignment
 from annotate.records import JUDGING_ORDERS, PairView, adaptive_spec
-from annotate.store_common import ZERO, annotator_row, load_pair_view, run, utcnow
+from annotate.store_common import (
+    VIEW_COLUMNS,
+    ZERO,
+    annotator_row,
+    load_pair_view,
+    pair_view_of,
+    run,
+    utcnow,
+)
 from pooljudge.errors import InputError
 
 __all__ = ["JUDGING_ORDERS", "next_pair", "queue_positions", "release_expired", "skip_pair"]
@@ -46,10 +60,12 @@ _RELEASE = (sa.delete(_CLAIM_T).where(_CLAIM_T.c.expires_at < sa.bindparam("now"
             .returning(_CLAIM_T.c.pair_id))
 _RETURN_SLOTS = (sa.update(_PAIR).where(_PAIR.c.id == sa.bindparam("pid"))
                  .values(open_slots=_PAIR.c.open_slots + sa.bindparam("n")))
+_ENDED = _CLAIM_T.alias("ended")  # any annotator's claim, not the outer-joined own claim
+_EXPIRED = sa.exists().where(_ENDED.c.expires_at < sa.bindparam("now"))
 _ME = (
     sa.select(_ANN.c.campaign_id, _ANN.c.human, _ANN.c.active, _ANN.c.name,
               _CAMPAIGN.c.assign_mode, _CAMPAIGN.c.judging_order, _CLAIM_T.c.pair_id,
-              _CLAIM_T.c.position)
+              _CLAIM_T.c.position, _EXPIRED.label("expired"))
     .select_from(_ANN.join(_CAMPAIGN, _CAMPAIGN.c.id == _ANN.c.campaign_id)
                  .outerjoin(_CLAIM_T, _CLAIM_T.c.annotator_id == _ANN.c.id))
     .where(_ANN.c.id == sa.bindparam("aid"))
@@ -104,30 +120,25 @@ def next_pair(session: Session, *, annotator_id: int, lease_seconds: float = 600
     The annotator's own live claim comes back first, its lease renewed.
     """
     now = utcnow()
-    expires = now + timedelta(seconds=lease_seconds)
-    release_expired(session, now=now)
-    me = run(session, _ME, aid=annotator_id).first()
+    lease = {"now": now, "expires": now + timedelta(seconds=lease_seconds)}
+    me = run(session, _ME, aid=annotator_id, now=now).first()
+    if me is not None and me.expired:  # return ended leases' slots, then look again
+        release_expired(session, now=now)
+        me = run(session, _ME, aid=annotator_id, now=now).first()
     if me is None or not me.active:
         raise InputError(f"no active annotator with id {annotator_id}")
     if not me.human:
         raise InputError(f"annotator {me.name!r} is an imported label source, not a judge")
     if me.pair_id is not None:
-        run(session, _RENEW, aid=annotator_id, expires=expires)
+        run(session, _RENEW, aid=annotator_id, expires=lease["expires"])
         return load_pair_view(session, me.pair_id, me.position)
     if adaptive_spec(me.judging_order) is not None:  # the policy's pairs first
         rerank_queue(session, campaign_id=me.campaign_id)
     if me.assign_mode == "topic":
-        pair_id = _claim_by_topic(session, annotator_id, me.campaign_id, now)
-    else:
-        pair_id = (_take_open(session, annotator_id, campaign_id=me.campaign_id)
-                   or _take_open(session, annotator_id, campaign_id=me.campaign_id,
-                                 skipped=True))
-    if pair_id is None:
-        return None
-    position = run(session, _SHOWN, aid=annotator_id).scalar_one()
-    run(session, _CLAIM, pair_id=pair_id, annotator_id=annotator_id, claimed_at=now,
-        expires_at=expires, position=position)
-    return load_pair_view(session, pair_id, position)
+        return _claim_by_topic(session, annotator_id, me.campaign_id, lease)
+    return (_take_open(session, annotator_id, lease, campaign_id=me.campaign_id)
+            or _take_open(session, annotator_id, lease, campaign_id=me.campaign_id,
+                          skipped=True))
 
 
 def skip_pair(session: Session, *, annotator_id: int, pair_id: int) -> None:
@@ -149,11 +160,12 @@ def skip_pair(session: Session, *, annotator_id: int, pair_id: int) -> None:
     session.flush()
 
 
-def _take_open(session: Session, annotator_id: int, *, campaign_id: int | None = None,
-               held_by_topic: bool = False, skipped: bool = False) -> int | None:
-    """Take a slot of the first open pair this annotator has not judged (nor skipped, unless
-    ``skipped``: then only skipped pairs, oldest skip first) in one ``UPDATE … RETURNING``;
-    its id, or None when no such pair has an open slot.
+def _take_open(session: Session, annotator_id: int, lease: dict, *,
+               campaign_id: int | None = None, held_by_topic: bool = False,
+               skipped: bool = False) -> PairView | None:
+    """Claim a slot of the first open pair this annotator has not judged (nor skipped, unless
+    ``skipped``: then only skipped pairs, oldest skip first), for the ``lease`` (now, expires);
+    its view, or None when no such pair has an open slot.
 
     The candidate row is locked with ``FOR UPDATE SKIP LOCKED`` (PostgreSQL). A row that another
     transaction holds for a moment (its own claim or a judgment) is skipped, so near the end of
@@ -164,15 +176,25 @@ def _take_open(session: Session, annotator_id: int, *, campaign_id: int | None =
     """
     case = (held_by_topic, skipped)
     params = {"aid": annotator_id, "cid": campaign_id}
-    postgres = session.get_bind().dialect.name == "postgresql"
-    for attempt in range(_RETRIES):
+    if session.get_bind().dialect.name != "postgresql":
         pair_id = run(session, _TAKE[case], **params).scalar_one_or_none()
-        if pair_id is not None or not postgres:
-            return pair_id
+        return None if pair_id is None else _record_claim(session, annotator_id, pair_id, lease)
+    for attempt in range(_RETRIES):
+        row = run(session, _CLAIM_PG[case], **params, **lease).first()
+        if row is not None:
+            return pair_view_of(row.pair_id, row.position, row[2:])
         if not run(session, _OPEN_EXISTS[case], **params).scalar():
             return None
         time.sleep(_RETRY_PAUSE * (attempt + 1))
     return None
+
+
+def _record_claim(session: Session, annotator_id: int, pair_id: int, lease: dict) -> PairView:
+    """Count the showing, insert the claim of a taken slot and read the pair (SQLite)."""
+    position = run(session, _SHOWN, aid=annotator_id).scalar_one()
+    run(session, _CLAIM, pair_id=pair_id, annotator_id=annotator_id, claimed_at=lease["now"],
+        expires_at=lease["expires"], position=position)
+    return load_pair_view(session, pair_id, position)
 
 
 def _candidates(*, held_by_topic: bool, skipped: bool) -> sa.Select:
@@ -194,20 +216,44 @@ def _candidates(*, held_by_topic: bool, skipped: bool) -> sa.Select:
 
 
 def _take_statement(*, held_by_topic: bool, skipped: bool) -> sa.Update:
-    """The claim statement for one (held_by_topic, skipped) case; binds ``aid`` and ``cid``."""
+    """The take of one (held_by_topic, skipped) case, without RETURNING; binds aid and cid."""
     query = _candidates(held_by_topic=held_by_topic, skipped=skipped)
     pair = query.selected_columns[0].table  # lock only the candidate pair, not joined rows
     candidate = query.limit(1).with_for_update(skip_locked=True, of=pair).scalar_subquery()
     return (sa.update(_PAIR).where(_PAIR.c.id == candidate, _PAIR.c.open_slots > ZERO)
-            .values(open_slots=_PAIR.c.open_slots - 1).returning(_PAIR.c.id))
+            .values(open_slots=_PAIR.c.open_slots - 1))
 
 
-def _claim_by_topic(session: Session, annotator_id: int, campaign_id: int, now) -> int | None:
+def _claim_statement(take: sa.Update) -> sa.Select:
+    """PostgreSQL: ``take``, count the showing, insert the claim and return (pair_id, position,
+    *VIEW_COLUMNS) in one statement of data-modifying CTEs; no row when nothing was taken.
+    Binds aid, cid, now and expires."""
+    aid = sa.bindparam("aid", type_=sa.Integer)
+    taken = take.returning(_PAIR.c.id, _PAIR.c.topic_id, _PAIR.c.document_id).cte("taken")
+    shown = (sa.update(_ANN).where(_ANN.c.id == aid, sa.exists(sa.select(taken.c.id)))
+             .values(shown=_ANN.c.shown + 1).returning(_ANN.c.shown).cte("shown"))
+    claimed = (
+        sa.insert(_CLAIM_T).from_select(
+            ["pair_id", "annotator_id", "claimed_at", "expires_at", "position"],
+            sa.select(taken.c.id, aid, sa.bindparam("now", type_=sa.DateTime),
+                      sa.bindparam("expires", type_=sa.DateTime), shown.c.shown)
+            .select_from(taken.join(shown, sa.true())))  # one row each, or none
+        .returning(_CLAIM_T.c.pair_id, _CLAIM_T.c.position).cte("claimed")
+    )
+    topic, document = VIEW_COLUMNS[0].table, VIEW_COLUMNS[-1].table
+    return (sa.select(claimed.c.pair_id, claimed.c.position, *VIEW_COLUMNS)
+            .select_from(claimed.join(taken, taken.c.id == claimed.c.pair_id)
+                         .join(topic, topic.c.id == taken.c.topic_id)
+                         .join(document, document.c.id == taken.c.document_id)))
+
+
+def _claim_by_topic(session: Session, annotator_id: int, campaign_id: int, lease: dict
+                    ) -> PairView | None:
     """Assignment by topic: the held topics first, then a new topic, then skipped pairs."""
     while True:
-        pair_id = _take_open(session, annotator_id, held_by_topic=True)
-        if pair_id is not None:
-            return pair_id
+        view = _take_open(session, annotator_id, lease, held_by_topic=True)
+        if view is not None:
+            return view
         held = sa.exists().where(TopicAssignment.topic_id == Topic.id,
                                  TopicAssignment.annotator_id == annotator_id)
         topic_id = session.execute(
@@ -216,15 +262,17 @@ def _claim_by_topic(session: Session, annotator_id: int, campaign_id: int, now) 
             .order_by(Topic.queue_pos).limit(1).with_for_update(skip_locked=True)
         ).scalar_one_or_none()
         if topic_id is None:
-            return _take_open(session, annotator_id, held_by_topic=True, skipped=True)
+            return _take_open(session, annotator_id, lease, held_by_topic=True, skipped=True)
         session.execute(sa.update(Topic).where(Topic.id == topic_id)
                         .values(open_slots=Topic.open_slots - 1))
         session.execute(sa.insert(TopicAssignment).values(
-            topic_id=topic_id, annotator_id=annotator_id, started_at=now))
+            topic_id=topic_id, annotator_id=annotator_id, started_at=lease["now"]))
 
 
 _CASES = [(held, skipped) for held in (False, True) for skipped in (False, True)]
-_TAKE = {(h, s): _take_statement(held_by_topic=h, skipped=s) for h, s in _CASES}
+_TAKE_BARE = {(h, s): _take_statement(held_by_topic=h, skipped=s) for h, s in _CASES}
+_TAKE = {case: take.returning(_PAIR.c.id) for case, take in _TAKE_BARE.items()}
+_CLAIM_PG = {case: _claim_statement(take) for case, take in _TAKE_BARE.items()}
 _OPEN_EXISTS = {(h, s): sa.select(sa.exists(_candidates(held_by_topic=h, skipped=s)))
                 for h, s in _CASES}
 _RETRIES, _RETRY_PAUSE = 50, 0.002

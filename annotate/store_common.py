@@ -13,12 +13,14 @@ from annotate.records import CampaignInfo, JudgmentRecord, LabelScale, PairView
 from pooljudge.errors import InputError
 
 __all__ = [
+    "VIEW_COLUMNS",
     "ZERO",
     "annotator_row",
     "campaign_info",
     "campaign_row",
     "judgment_record",
     "load_pair_view",
+    "pair_view_of",
     "refresh_statistics",
     "run",
     "utcnow",
@@ -94,9 +96,11 @@ def run(session: Session, statement, **params) -> sa.CursorResult:
 
 
 _T, _D, _P = Topic.__table__, Document.__table__, Pair.__table__
+VIEW_COLUMNS = (_T.c.key, _T.c.title, _T.c.description, _T.c.narrative, _D.c.key, _D.c.title,
+                _D.c.text)
+"""The columns of a PairView after its pair id, in order (topic, then document)."""
 _VIEW = (
-    sa.select(_T.c.key, _T.c.title, _T.c.description, _T.c.narrative, _D.c.key, _D.c.title,
-              _D.c.text)
+    sa.select(*VIEW_COLUMNS)
     .select_from(_P.join(_T, _T.c.id == _P.c.topic_id).join(_D, _D.c.id == _P.c.document_id))
     .where(_P.c.id == sa.bindparam("pid"))
 )
@@ -107,4 +111,9 @@ def load_pair_view(session: Session, pair_id: int, position: int | None) -> Pair
     row = run(session, _VIEW, pid=pair_id).one_or_none()
     if row is None:
         raise InputError(f"no pair with id {pair_id}")
-    return PairView(pair_id, row[0], row[1], row[2], row[3], row[4], row[5], row[6], position)
+    return pair_view_of(pair_id, position, row)
+
+
+def pair_view_of(pair_id: int, position: int | None, texts) -> PairView:
+    """A PairView from the :data:`VIEW_COLUMNS` values ``texts``."""
+    return PairView(pair_id, *texts[:len(VIEW_COLUMNS)], position)

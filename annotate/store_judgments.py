@@ -19,7 +19,7 @@ from annotate.store_common import (
     run,
     utcnow,
 )
-from annotate.store_progress import count_judged
+from annotate.store_progress import count_judged, count_statement
 from pooljudge.errors import InputError
 
 __all__ = [
@@ -61,18 +61,23 @@ def record_judgment(
     if expected_version is not None and version != expected_version:
         raise DuplicateWrite(f"version {version - 1} of this judgment already exists")
     claimed = run(session, _RELEASE_CLAIM, aid=annotator_id, pid=pair_id).first()
-    if kind == "judgment" and me.previous is None:
-        if me.human:
-            _count_first_judgment(session, pair_id, claimed=claimed is not None)
-        count_judged(session, annotator_id=annotator_id, topic_id=me.topic_id)
+    first = kind == "judgment" and me.previous is None
     if position is None:
         position = claimed[0] if claimed is not None else me.previous_position
     values = {"pair_id": pair_id, "annotator_id": annotator_id, "kind": kind,
               "version": version, "label": int(label), "source": source,
               "created_at": utcnow(), "seconds": seconds, "position": position,
               "comment": comment or None}
+    insert, counts = _INSERT, {}
+    if first and me.human and claimed is not None and _postgres(session):
+        insert, counts = _INSERT_COUNTED_PG, {"pid": pair_id, "aid": annotator_id,
+                                              "tid": me.topic_id, "n": 1}
+    elif first:
+        if me.human:
+            _count_first_judgment(session, pair_id, claimed=claimed is not None)
+        count_judged(session, annotator_id=annotator_id, topic_id=me.topic_id)
     try:
-        new_id = run(session, _INSERT, **values).scalar_one()
+        new_id = run(session, insert, **values, **counts).scalar_one()
     except sa.exc.IntegrityError:
         raise DuplicateWrite("this judgment was written concurrently; nothing stored") from None
     return JudgmentRecord(id=new_id, **values)
@@ -205,6 +210,10 @@ def _check_values(me: sa.Row, *, label: int, kind: str, source: str,
         raise InputError(f"label {label!r} is not on the scale {list(values)}")
 
 
+def _postgres(session: Session) -> bool:
+    return session.get_bind().dialect.name == "postgresql"
+
+
 def _count_first_judgment(session: Session, pair_id: int, *, claimed: bool) -> None:
     """Count a participant's first judgment of ``pair`` towards the overlap."""
     if claimed:
@@ -243,6 +252,11 @@ _COUNT_CLAIMED = (sa.update(_P).where(_P.c.id == sa.bindparam("pid"))
 _COUNT_UNCLAIMED = (sa.update(_P).where(_P.c.id == sa.bindparam("pid"), _P.c.open_slots > ZERO)
                     .values(judged=_P.c.judged + 1, open_slots=_P.c.open_slots - 1))
 _INSERT = sa.insert(Judgment.__table__).returning(Judgment.__table__.c.id)
+# PostgreSQL, a participant's first judgment of a claimed pair: the pair's and the annotator's
+# counters and the row in one statement (data-modifying CTEs run once, referenced or not).
+_INSERT_COUNTED_PG = _INSERT.add_cte(
+    _COUNT_CLAIMED.returning(_P.c.id).cte("counted"),
+    count_statement("postgresql").returning(sa.literal_column("1")).cte("progress"))
 _J = Judgment.__table__
 _RECENT_SECONDS = (sa.select(_J.c.seconds)
                    .where(_J.c.annotator_id == sa.bindparam("aid"), _J.c.kind == "judgment")

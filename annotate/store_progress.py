@@ -22,7 +22,7 @@ from sqlmodel import Session
 from annotate.models import Annotator, AnnotatorTopic, Pair, Topic
 from annotate.store_common import campaign_row, run
 
-__all__ = ["annotator_progress", "count_judged", "progress", "topic_pairs"]
+__all__ = ["annotator_progress", "count_judged", "count_statement", "progress", "topic_pairs"]
 
 _AT, _A, _P = AnnotatorTopic.__table__, Annotator.__table__, Pair.__table__
 
@@ -38,6 +38,12 @@ def _upsert(dialect) -> sa.Insert:
 
 
 _UPSERT = {"sqlite": _upsert(sqlite), "postgresql": _upsert(postgresql)}
+
+
+def count_statement(dialect: str) -> sa.Insert:
+    """The counting upsert of :func:`count_judged` for ``dialect``; binds aid, tid and n."""
+    return _UPSERT[dialect]
+
 _TOPIC_OF = sa.select(_P.c.id, _P.c.topic_id).where(_P.c.id.in_(sa.bindparam("ids",
                                                                                expanding=True)))
 

@@ -19,6 +19,7 @@ from annotate.store import (
     remove_annotator,
     skip_pair,
 )
+from annotate.store_common import utcnow
 from pooljudge.errors import InputError
 
 
@@ -87,6 +88,24 @@ def test_expired_lease_returns_the_pair_to_the_queue(engine, make_campaign):
         record_judgment(s, annotator_id=b, pair_id=taken.pair_id, label=1)
     with pytest.raises(InputError, match="judged by enough"), session_scope(engine) as s:
         record_judgment(s, annotator_id=a, pair_id=view.pair_id, label=0)
+
+
+def test_own_expired_claim_is_taken_anew_not_renewed(engine, make_campaign):
+    """A claim whose lease ended is deleted before the annotator's own claim is looked up, so
+    the pair is claimed again (a new claim row with a live lease), not a dead row renewed."""
+    name = make_campaign(overlap=1, n_topics=1, n_docs=1)
+    (a,) = _annotators(engine, name, ["a"])
+    with session_scope(engine) as s:
+        view = next_pair(s, annotator_id=a, lease_seconds=-1)
+    with session_scope(engine) as s:
+        again = next_pair(s, annotator_id=a)
+        claims = s.execute(sa.select(Claim.pair_id, Claim.expires_at, Claim.position)
+                           .where(Claim.annotator_id == a)).all()
+    assert again.pair_id == view.pair_id
+    assert [(c.pair_id, c.position) for c in claims] == [(view.pair_id, view.position + 1)]
+    assert claims[0].expires_at > utcnow()
+    with session_scope(engine) as s:
+        assert record_judgment(s, annotator_id=a, pair_id=again.pair_id, label=1).version == 1
 
 
 def test_late_judgment_is_kept_while_the_slot_is_free(engine, make_campaign):
