@@ -6,8 +6,10 @@ A campaign of ``--pairs`` pairs (1,000 topics) with overlap ``--prior + 2`` is c
 :func:`annotate.store.import_judgments`, so every pair keeps 2 open slots. Then, for 1, 4 and 8
 worker processes, each with a fresh annotator, every worker runs ``--claims`` cycles of
 claim (:func:`next_pair`, one transaction) + judge (:func:`record_judgment`, one transaction),
-as the browser does. Printed: next-pair latency p50/p95 (the claim transaction, commit
-included) and claims per second over the wall time of the run.
+with no pause between pairs (every worker is always claiming or judging: a saturation test).
+Printed: next-pair latency p50/p95 (the claim transaction, commit included), the judgment
+transaction's p95, and claims per second over the wall time of the run. (The browser writes a
+judgment and claims the next pair in one transaction; the two latencies bound it.)
 
     .venv/bin/python benchmarks/store_speed.py [--pairs 100000] [--prior 10] [--claims 200]
         [--backends sqlite,postgresql]
@@ -65,8 +67,10 @@ def load(url: str, pairs: int, prior: int) -> float:
     return time.perf_counter() - started
 
 
-def worker(url: str, name: str, claims: int, barrier) -> tuple[list[float], float]:
-    """Claim and judge ``claims`` times; (claim latencies in seconds, elapsed wall time)."""
+def worker(url: str, name: str, claims: int, barrier
+           ) -> tuple[list[float], list[float], float]:
+    """Claim and judge ``claims`` times; (claim and judgment latencies in seconds, elapsed
+    wall time)."""
     from annotate.db import open_engine, session_scope
     from annotate.store import add_annotator, authenticate, next_pair, record_judgment
 
@@ -75,7 +79,7 @@ def worker(url: str, name: str, claims: int, barrier) -> tuple[list[float], floa
         token = add_annotator(session, campaign=CAMPAIGN, name=name)
     with session_scope(engine) as session:
         me = authenticate(session, token=token).id
-    latencies = []
+    latencies, judging = [], []
     barrier.wait()
     started = time.perf_counter()
     for _ in range(claims):
@@ -85,11 +89,13 @@ def worker(url: str, name: str, claims: int, barrier) -> tuple[list[float], floa
         latencies.append(time.perf_counter() - t0)
         if view is None:
             break
+        t1 = time.perf_counter()
         with session_scope(engine) as session:
             record_judgment(session, annotator_id=me, pair_id=view.pair_id, label=1)
+        judging.append(time.perf_counter() - t1)
     elapsed = time.perf_counter() - started
     engine.dispose()
-    return latencies, elapsed
+    return latencies, judging, elapsed
 
 
 def run(url: str, workers: int, claims: int) -> dict[str, float]:
@@ -100,10 +106,12 @@ def run(url: str, workers: int, claims: int) -> dict[str, float]:
         results = pool.starmap(worker, [(url, f"bench-{tag}-{w}", claims, barrier)
                                         for w in range(workers)])
     latencies = np.concatenate([r[0] for r in results]) * 1000
-    wall = max(r[1] for r in results)
+    judging = np.concatenate([r[1] for r in results]) * 1000
+    wall = max(r[2] for r in results)
     return {"workers": workers, "claims": len(latencies),
             "p50_ms": float(np.percentile(latencies, 50)),
             "p95_ms": float(np.percentile(latencies, 95)),
+            "judge_p95_ms": float(np.percentile(judging, 95)),
             "claims_per_s": len(latencies) / wall}
 
 
