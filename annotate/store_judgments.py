@@ -19,7 +19,7 @@ from annotate.store_common import (
     run,
     utcnow,
 )
-from annotate.store_progress import count_judged, count_statement
+from annotate.store_progress import count_judged, count_rows_pg
 from pooljudge.errors import InputError
 
 __all__ = [
@@ -60,24 +60,24 @@ def record_judgment(
     version = 1 if me.previous is None else me.previous + 1
     if expected_version is not None and version != expected_version:
         raise DuplicateWrite(f"version {version - 1} of this judgment already exists")
-    claimed = run(session, _RELEASE_CLAIM, aid=annotator_id, pid=pair_id).first()
     first = kind == "judgment" and me.previous is None
-    if position is None:
-        position = claimed[0] if claimed is not None else me.previous_position
     values = {"pair_id": pair_id, "annotator_id": annotator_id, "kind": kind,
               "version": version, "label": int(label), "source": source,
               "created_at": utcnow(), "seconds": seconds, "position": position,
               "comment": comment or None}
-    insert, counts = _INSERT, {}
-    if first and me.human and claimed is not None and _postgres(session):
-        insert, counts = _INSERT_COUNTED_PG, {"pid": pair_id, "aid": annotator_id,
-                                              "tid": me.topic_id, "n": 1}
-    elif first:
-        if me.human:
-            _count_first_judgment(session, pair_id, claimed=claimed is not None)
-        count_judged(session, annotator_id=annotator_id, topic_id=me.topic_id)
     try:
-        new_id = run(session, insert, **values, **counts).scalar_one()
+        if first and me.human and _postgres(session):
+            record = _record_first_of_claimed(session, me, values)
+            if record is not None:
+                return record
+        claimed = run(session, _RELEASE_CLAIM, aid=annotator_id, pid=pair_id).first()
+        if first:
+            if me.human:
+                _count_first_judgment(session, pair_id, claimed=claimed is not None)
+            count_judged(session, annotator_id=annotator_id, topic_id=me.topic_id)
+        if position is None:
+            values["position"] = claimed[0] if claimed is not None else me.previous_position
+        new_id = run(session, _INSERT, **values).scalar_one()
     except sa.exc.IntegrityError:
         raise DuplicateWrite("this judgment was written concurrently; nothing stored") from None
     return JudgmentRecord(id=new_id, **values)
@@ -214,6 +214,18 @@ def _postgres(session: Session) -> bool:
     return session.get_bind().dialect.name == "postgresql"
 
 
+def _record_first_of_claimed(session: Session, me: sa.Row, values: dict
+                             ) -> JudgmentRecord | None:
+    """PostgreSQL: a participant's first judgment of a pair they hold a claim on, in one
+    statement; None (nothing written) when they hold no claim on it."""
+    row = run(session, _FIRST_OF_CLAIMED_PG, pid=values["pair_id"], aid=values["annotator_id"],
+              tid=me.topic_id, **{k: v for k, v in values.items()
+                                  if k not in ("pair_id", "annotator_id")}).first()
+    if row is None:
+        return None
+    return JudgmentRecord(id=row.id, **{**values, "position": row.position})
+
+
 def _count_first_judgment(session: Session, pair_id: int, *, claimed: bool) -> None:
     """Count a participant's first judgment of ``pair`` towards the overlap."""
     if claimed:
@@ -252,11 +264,36 @@ _COUNT_CLAIMED = (sa.update(_P).where(_P.c.id == sa.bindparam("pid"))
 _COUNT_UNCLAIMED = (sa.update(_P).where(_P.c.id == sa.bindparam("pid"), _P.c.open_slots > ZERO)
                     .values(judged=_P.c.judged + 1, open_slots=_P.c.open_slots - 1))
 _INSERT = sa.insert(Judgment.__table__).returning(Judgment.__table__.c.id)
-# PostgreSQL, a participant's first judgment of a claimed pair: the pair's and the annotator's
-# counters and the row in one statement (data-modifying CTEs run once, referenced or not).
-_INSERT_COUNTED_PG = _INSERT.add_cte(
-    _COUNT_CLAIMED.returning(_P.c.id).cte("counted"),
-    count_statement("postgresql").returning(sa.literal_column("1")).cte("progress"))
+
+
+def _first_of_claimed_statement() -> sa.Insert:
+    """PostgreSQL: release the annotator's claim on the pair, count the judgment on the pair and
+    in the annotator's progress, and insert it (position: the given one, else the claim's), in
+    one statement of data-modifying CTEs, each of which does nothing when there was no claim.
+    Binds pid, aid, tid and the other judgment columns by name; returns (id, position)."""
+    j = Judgment.__table__
+    released = _RELEASE_CLAIM.cte("released")
+    counted = (sa.update(_P).where(_P.c.id == sa.bindparam("pid"),
+                                   sa.exists(sa.select(released.c.position)))
+               .values(judged=_P.c.judged + 1).returning(_P.c.id).cte("counted"))
+    aid, tid = sa.bindparam("aid", type_=sa.Integer), sa.bindparam("tid", type_=sa.Integer)
+    progress = (count_rows_pg(sa.select(aid, tid, sa.literal(1, sa.Integer)).select_from(released))
+                .returning(sa.literal_column("1")).cte("progress"))
+    given = {c: sa.bindparam(c, type_=j.c[c].type)
+             for c in ("kind", "version", "label", "source", "created_at", "seconds", "comment")}
+    row = sa.select(
+        sa.bindparam("pid", type_=sa.Integer), aid, given["kind"], given["version"],
+        given["label"], given["source"], given["created_at"], given["seconds"],
+        sa.func.coalesce(sa.bindparam("position", type_=sa.Integer), released.c.position),
+        given["comment"],
+    ).select_from(released)
+    columns = ["pair_id", "annotator_id", "kind", "version", "label", "source", "created_at",
+               "seconds", "position", "comment"]
+    return (sa.insert(j).from_select(columns, row).returning(j.c.id, j.c.position)
+            .add_cte(counted, progress))
+
+
+_FIRST_OF_CLAIMED_PG = _first_of_claimed_statement()
 _J = Judgment.__table__
 _RECENT_SECONDS = (sa.select(_J.c.seconds)
                    .where(_J.c.annotator_id == sa.bindparam("aid"), _J.c.kind == "judgment")

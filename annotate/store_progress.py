@@ -3,7 +3,8 @@
 Counters: ``pair.judged`` (participants who judged the pair) and ``annotator_topic.judged``
 (distinct pairs of a topic an annotator judged, kind ``judgment``). :func:`count_judged` keeps
 the latter in the transaction that inserts the judgments; every writer of first judgments
-(:func:`annotate.store.record_judgment`, :func:`annotate.store.import_judgments`) calls it.
+(:func:`annotate.store.record_judgment`, :func:`annotate.store.import_judgments`) calls it, or
+on PostgreSQL folds the same upsert (:func:`count_rows_pg`) into its insert statement.
 
 Topic progress = Σ over the topic's participants of ``annotator_topic.judged`` − Σ over its
 pairs of ``max(pair.judged − K, 0)`` (an import may give a pair more than K participants; those
@@ -22,7 +23,7 @@ from sqlmodel import Session
 from annotate.models import Annotator, AnnotatorTopic, Pair, Topic
 from annotate.store_common import campaign_row, run
 
-__all__ = ["annotator_progress", "count_judged", "count_statement", "progress", "topic_pairs"]
+__all__ = ["annotator_progress", "count_judged", "count_rows_pg", "progress", "topic_pairs"]
 
 _AT, _A, _P = AnnotatorTopic.__table__, Annotator.__table__, Pair.__table__
 
@@ -40,9 +41,13 @@ def _upsert(dialect) -> sa.Insert:
 _UPSERT = {"sqlite": _upsert(sqlite), "postgresql": _upsert(postgresql)}
 
 
-def count_statement(dialect: str) -> sa.Insert:
-    """The counting upsert of :func:`count_judged` for ``dialect``; binds aid, tid and n."""
-    return _UPSERT[dialect]
+def count_rows_pg(rows: sa.Select) -> sa.Insert:
+    """PostgreSQL: :func:`count_judged`'s upsert for the (annotator_id, topic_id, n) ``rows``
+    of a query, to run inside a larger statement."""
+    statement = postgresql.insert(_AT).from_select(["annotator_id", "topic_id", "judged"], rows)
+    return statement.on_conflict_do_update(
+        index_elements=[_AT.c.annotator_id, _AT.c.topic_id],
+        set_={"judged": _AT.c.judged + statement.excluded.judged})
 
 _TOPIC_OF = sa.select(_P.c.id, _P.c.topic_id).where(_P.c.id.in_(sa.bindparam("ids",
                                                                                expanding=True)))

@@ -9,7 +9,7 @@ import pytest
 import sqlalchemy as sa
 
 from annotate.db import session_scope
-from annotate.models import Annotator
+from annotate.models import Annotator, Claim, Judgment, Pair
 from annotate.records import LabelScale
 from annotate.store import (
     DuplicateWrite,
@@ -86,6 +86,32 @@ def test_add_annotator_refuses_bad_role_and_duplicate(engine, make_campaign):
         add_annotator(s, campaign=name, name="bob")
     with session_scope(engine) as s, pytest.raises(InputError, match="unknown role"):
         add_annotator(s, campaign=name, name="carol", role="boss")
+
+
+def test_first_judgments_store_what_they_return(engine, make_campaign):
+    """A first judgment of a claimed pair (one statement on PostgreSQL) releases the claim,
+    counts the pair once and stores exactly the returned row: a given position, else the
+    claim's; seconds and comment as given, None included."""
+    name = make_campaign(overlap=2, scale=LabelScale.range(0, 2))
+    alice, _ = _login(engine, name, "alice")
+    records = []
+    for position, seconds, comment in [(7, None, None), (None, 2.5, "why")]:
+        with session_scope(engine) as s:
+            view = next_pair(s, annotator_id=alice.id)
+            records.append(record_judgment(s, annotator_id=alice.id, pair_id=view.pair_id,
+                                           label=2, position=position, seconds=seconds,
+                                           comment=comment))
+    assert [r.position for r in records] == [7, 2]
+    with session_scope(engine) as s:
+        stored = s.execute(sa.select(Judgment).where(Judgment.annotator_id == alice.id)
+                           .order_by(Judgment.id)).scalars().all()
+        judged = s.execute(sa.select(Pair.judged).where(
+            Pair.id.in_([r.pair_id for r in records]))).scalars().all()
+        claims = s.execute(sa.select(sa.func.count()).select_from(Claim)
+                           .where(Claim.annotator_id == alice.id)).scalar_one()
+    assert [(j.id, j.position, j.seconds, j.comment, j.label, j.version) for j in stored] == [
+        (r.id, r.position, r.seconds, r.comment, r.label, r.version) for r in records]
+    assert judged == [1, 1] and claims == 0
 
 
 def test_judgments_are_append_only_versions(engine, make_campaign):
