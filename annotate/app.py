@@ -13,7 +13,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from annotate.ui.render import STYLE
+from annotate.ui.render import STYLE, md_escape
 from annotate.ui.session import login, show_login_problem
 
 _PAGES = Path(__file__).resolve().parent / "app_pages"
@@ -29,6 +29,7 @@ _ROUTES: tuple[tuple[str, str, str, str, frozenset[str]], ...] = (
     ("export.py", "Export", ":material/download:", "export", frozenset({"admin"})),
     ("evaluate.py", "Evaluate runs", ":material/leaderboard:", "evaluate", frozenset({"admin"})),
     ("create.py", "New campaign", ":material/add_circle:", "create", frozenset({"admin"})),
+    ("people.py", "People", ":material/group:", "people", frozenset({"admin"})),
 )
 
 
@@ -46,7 +47,8 @@ def main() -> None:
             r for r in _ROUTES if user.role in r[4])
     ]
     with st.sidebar:
-        st.caption(f"{user.name} · {user.role} · campaign **{user.campaign_name}**")
+        st.caption(f"{md_escape(user.name)} · {user.role} · "
+                   f"campaign **{md_escape(user.campaign_name)}**")
     st.navigation(pages, position="sidebar" if len(pages) > 1 else "hidden").run()
 
 

@@ -33,7 +33,7 @@ from sqlalchemy.pool import StaticPool
 from sqlmodel import Session
 
 from annotate.writer_queue import fcntl, writer_turn
-from pooljudge.errors import PoolJudgeError
+from pooljudge.errors import PoolJudgeError, UsageError
 
 __all__ = ["DEFAULT_URL", "database_url", "migration_config", "open_engine", "session_scope"]
 
@@ -66,13 +66,17 @@ def open_engine(url: str | None = None, *, upgrade: bool = True) -> sa.Engine:
     try:
         parsed = sa.make_url(url)
     except sa.exc.ArgumentError:
-        raise PoolJudgeError(f"not a database URL: {url!r}") from None
-    if parsed.get_backend_name() == "sqlite":
-        engine = _sqlite_engine(parsed)
-    else:
-        engine = sa.create_engine(parsed, pool_recycle=3600)
+        raise UsageError(f"not a database URL: {url!r}") from None
+    shown = parsed.render_as_string(hide_password=True)
+    try:
+        if parsed.get_backend_name() == "sqlite":
+            engine = _sqlite_engine(parsed)
+        else:
+            engine = sa.create_engine(parsed, pool_recycle=3600)
+    except (sa.exc.NoSuchModuleError, ModuleNotFoundError) as exc:
+        raise UsageError(f"cannot open {shown}: no driver for it ({exc})") from None
     if upgrade:
-        _upgrade(engine)
+        _upgrade(engine, shown)
     return engine
 
 
@@ -129,7 +133,7 @@ def _sqlite_engine(url: sa.URL) -> sa.Engine:
     if not memory:
         folder = Path(url.database).expanduser().resolve().parent
         if not folder.is_dir():
-            raise PoolJudgeError(f"cannot open {url.database}: folder {folder} does not exist")
+            raise UsageError(f"cannot open {url.database}: folder {folder} does not exist")
     kwargs: dict = {"connect_args": {"timeout": BUSY_TIMEOUT_MS / 1000}}
     if memory:
         kwargs.update(poolclass=StaticPool, connect_args={"check_same_thread": False})
@@ -154,13 +158,18 @@ def _sqlite_engine(url: sa.URL) -> sa.Engine:
     return engine
 
 
-def _upgrade(engine: sa.Engine) -> None:
-    """Run ``alembic upgrade head`` unless the database is already there."""
+def _upgrade(engine: sa.Engine, shown: str) -> None:
+    """Run ``alembic upgrade head`` unless the database is already there. A database that
+    cannot be reached or read (``shown``: its URL without password) raises UsageError."""
     config = migration_config()
     script = ScriptDirectory.from_config(config)
     head = script.get_current_head()
-    with engine.execution_options(**{_BEGIN_OPTION: "DEFERRED"}).connect() as connection:
-        current = MigrationContext.configure(connection).get_current_revision()
+    try:
+        with engine.execution_options(**{_BEGIN_OPTION: "DEFERRED"}).connect() as connection:
+            current = MigrationContext.configure(connection).get_current_revision()
+    except sa.exc.DBAPIError as exc:
+        engine.dispose()
+        raise UsageError(f"cannot open {shown}: {' '.join(str(exc.orig).split())}") from None
     if current == head:
         return
     if current is not None and current not in {rev.revision for rev in script.walk_revisions()}:

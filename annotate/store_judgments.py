@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from datetime import timedelta
 
 import pandas as pd
 import sqlalchemy as sa
@@ -167,16 +168,24 @@ def judgments_frame(session: Session, *, campaign: str, latest_only: bool = True
     return frame.astype({"label": "int64", "version": "int64", "seconds": "float64"})
 
 
-def judgment_times(session: Session, *, campaign: str) -> pd.DataFrame:
-    """Columns annotator, created_at, seconds of every judgment row (kind judgment), by time."""
+def judgment_times(session: Session, *, campaign: str, hours: float | None = 24
+                   ) -> pd.DataFrame:
+    """Columns annotator, created_at, seconds of the first judgments (version 1, kind
+    judgment) of the queue's participants (``annotator.human``): the judgments that make
+    progress, so label changes and non-human imports never inflate a pace. Only the last
+    ``hours`` before the newest such judgment (all with None); ordered by time."""
     row = campaign_row(session, campaign)
-    rows = session.execute(
-        sa.select(Annotator.name, Judgment.created_at, Judgment.seconds)
-        .join(Pair, Pair.id == Judgment.pair_id).join(Annotator, Annotator.id ==
-                                                      Judgment.annotator_id)
-        .where(Pair.campaign_id == row.id, Judgment.kind == "judgment")
-        .order_by(Judgment.created_at)
-    ).all()
+    first = (sa.select(Annotator.name, Judgment.created_at, Judgment.seconds)
+             .join(Pair, Pair.id == Judgment.pair_id)
+             .join(Annotator, Annotator.id == Judgment.annotator_id)
+             .where(Pair.campaign_id == row.id, Judgment.kind == "judgment",
+                    Judgment.version == 1, Annotator.human))
+    if hours is not None:
+        times = first.subquery()
+        newest = session.execute(sa.select(sa.func.max(times.c.created_at))).scalar_one()
+        if newest is not None:
+            first = first.where(Judgment.created_at >= newest - timedelta(hours=hours))
+    rows = session.execute(first.order_by(Judgment.created_at)).all()
     return pd.DataFrame(rows, columns=["annotator", "created_at", "seconds"]).astype(
         {"seconds": "float64"})
 

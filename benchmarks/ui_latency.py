@@ -3,8 +3,10 @@
 A campaign of ``--pairs`` pairs (overlap ``--annotators`` + 1, so each pair keeps a slot for the
 person) gets ``--preload`` judgments from ``--annotators`` simulated annotators through the
 store's bulk path (``store.import_judgments``), then one person judges ``--n`` pairs with the
-keyboard in Chromium. For each press, the time from the key event to the next pair's label
-buttons being visible is recorded; p50 and p95 are printed with the judgments stored.
+keyboard in Chromium. For each press, the time from the key event to the next pair's document
+being visible is recorded; p50 and p95 are printed with the judgments stored. In the same run,
+the same presses on a bare Streamlit page (``streamlit_floor_app.py``: no database, nothing but
+a counter) give Streamlit's own floor, and the ratio pooljudge / bare is printed.
 Goal (issue 5): p95 under 400 ms with 1,000,000 judgments stored, on SQLite and PostgreSQL.
 
     python benchmarks/ui_latency.py [--db URL] [--preload 1000000] [--n 50]
@@ -27,11 +29,14 @@ from annotate.db import open_engine, session_scope
 from annotate.records import LabelScale
 from annotate.ui.browser import (
     launch_chromium,
+    shown_doc,
     shown_pair,
     start_app,
     stop_app,
     wait_idle,
 )
+
+FLOOR_APP = Path(__file__).with_name("streamlit_floor_app.py")
 
 
 def _campaign(url: str, pairs: int, preload: int, annotators: int) -> str:
@@ -64,26 +69,31 @@ def _campaign(url: str, pairs: int, preload: int, annotators: int) -> str:
     return token
 
 
-# True once the label buttons of a pair other than ``before`` are visible, the document above
-# them (Streamlit renders the page top-down, so the document is drawn first).
-_NEW_PAIR_VISIBLE = """(before) => {
+# True once the label buttons of a pair other than ``before`` are visible and the document shown
+# above them is a new one: its id differs from the id shown before the key press, in an element
+# that is not stale (Streamlit keeps the last run's elements, marked ``data-stale``, until it
+# replaces them). Every pair of the benchmark campaign has a document of its own (one topic).
+_NEW_DOC_VISIBLE = """([beforePair, beforeDoc]) => {
     const el = document.querySelector('[class*="st-key-label_"]');
     const key = el && [...el.classList].find(c => c.startsWith('st-key-label_'));
-    return Boolean(key) && Number(key.split('_')[1]) !== before && el.checkVisibility()
-        && document.querySelector('.pj-doc-id') !== null;
+    if (!key || Number(key.split('_')[1]) === beforePair || !el.checkVisibility()) return false;
+    const doc = document.querySelector('.pj-doc-id');
+    return doc !== null && doc.checkVisibility() && !doc.closest('[data-stale="true"]')
+        && doc.innerText.trim().replace(/^Document\\s+/, '') !== beforeDoc;
 }"""
 
 
-def measure(url: str, token: str, n: int, log: Path) -> np.ndarray:
+def measure(url: str, token: str, n: int, log: Path, app: Path | None = None) -> np.ndarray:
     """Milliseconds from each key press to the next pair visible, over ``n`` presses.
 
-    The clock stops when the new pair is on screen (polled every animation frame); the wait
-    for the script run to finish comes after, outside the timing, so the next press never
-    lands on a running script (where the double-write guard would rightly ignore it).
+    The clock stops when the next pair's document is on screen, its id different from the one
+    shown before the press (polled every animation frame); the wait for the script run to
+    finish comes after, outside the timing, so the next press never lands on a running script
+    (where the double-write guard would rightly ignore it).
     """
     from playwright.sync_api import sync_playwright
 
-    base, process = start_app(url, log)
+    base, process = start_app(url, log, app=app)
     try:
         with sync_playwright() as playwright:
             browser = launch_chromium(playwright)
@@ -92,9 +102,10 @@ def measure(url: str, token: str, n: int, log: Path) -> np.ndarray:
             pair, times = shown_pair(page), []
             wait_idle(page)  # a key pressed during the first run acts on stale state
             for i in range(n + 3):  # the first three warm the caches and are not counted
+                doc = shown_doc(page)  # also waits until the label shortcuts are bound
                 started = time.perf_counter()
                 page.keyboard.press("1" if i % 3 else "0")
-                page.wait_for_function(_NEW_PAIR_VISIBLE, arg=pair, polling="raf")
+                page.wait_for_function(_NEW_DOC_VISIBLE, arg=[pair, doc], polling="raf")
                 if i >= 3:
                     times.append(time.perf_counter() - started)
                 wait_idle(page)
@@ -122,6 +133,8 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=250_000)
     parser.add_argument("--annotators", type=int, default=4)
     parser.add_argument("--n", type=int, default=50)
+    parser.add_argument("--no-baseline", dest="baseline", action="store_false",
+                        help="skip the bare-Streamlit page measured after pooljudge")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         url = args.db or f"sqlite:///{Path(folder) / 'bench.db'}"
@@ -132,10 +145,16 @@ def main() -> None:
               flush=True)
         ms = measure(url, token, args.n, Path(folder) / "streamlit.log")
         after = _judgment_rows(url)
+        floor = (measure(url, token, args.n, Path(folder) / "floor.log", app=FLOOR_APP)
+                 if args.baseline else None)
+    p50, p95 = np.percentile(ms, 50), np.percentile(ms, 95)
     print(f"{url.split(':')[0]}: key -> next document over {len(ms)} judgments "
           f"({before:,} judgments stored before, {after:,} after): "
-          f"p50 {np.percentile(ms, 50):.0f} ms, p95 {np.percentile(ms, 95):.0f} ms "
-          f"(goal p95 < 400 ms)")
+          f"p50 {p50:.0f} ms, p95 {p95:.0f} ms (goal p95 < 400 ms)")
+    if floor is not None:
+        f50, f95 = np.percentile(floor, 50), np.percentile(floor, 95)
+        print(f"bare Streamlit page, same browser and flags: p50 {f50:.0f} ms, p95 {f95:.0f} ms; "
+              f"pooljudge / bare: p50 {p50 / f50:.2f}x, p95 {p95 / f95:.2f}x")
 
 
 if __name__ == "__main__":

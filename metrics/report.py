@@ -29,6 +29,7 @@ __all__ = [
     "ReportData",
     "bias_view",
     "collect",
+    "literal_label",
     "means_table",
     "per_topic_table",
     "pr_figure",
@@ -184,21 +185,33 @@ def pr_table(data: ReportData) -> pd.DataFrame:
     return means
 
 
+def literal_label(text: object) -> str:
+    """``text`` for a matplotlib label, shown literally: every ``$`` becomes ``\\$``, so no
+    run name is parsed as mathtext (``a$\\frac{$b`` would raise, ``x$y$`` render as math).
+
+    Matplotlib reads a string as math only when it holds an even, non-zero number of unescaped
+    ``$``; with all of them escaped it shows the text with each ``\\$`` turned back into ``$``,
+    which restores the name exactly (a backslash of the name stays)."""
+    return str(text).replace("$", r"\$")
+
+
 def pr_figure(curves: pd.DataFrame) -> Figure:
     """Interpolated precision–recall curves, one line per run (rendered with the Agg canvas)."""
     figure = Figure(figsize=(7.5, 4.8))
     axes = figure.add_subplot()
     recall = [float(c) for c in curves.columns]
     styles = ("-", "--", ":", "-.")
-    for i, (run, values) in enumerate(curves.iterrows()):
-        axes.plot(recall, values.to_numpy(float), marker="o", markersize=3, label=str(run),
-                  linestyle=styles[(i // 10) % len(styles)])
+    lines = [axes.plot(recall, values.to_numpy(float), marker="o", markersize=3,
+                       linestyle=styles[(i // 10) % len(styles)])[0]
+             for i, (_, values) in enumerate(curves.iterrows())]
     axes.set_xlabel("recall")
     axes.set_ylabel("interpolated precision")
     axes.set_xlim(0, 1)
     axes.set_ylim(0, 1)
     axes.grid(alpha=0.3)
-    axes.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    # explicit handles: an automatic legend would drop runs whose name starts with "_"
+    axes.legend(lines, [literal_label(run) for run in curves.index], fontsize="x-small",
+                loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return figure
 
 
@@ -210,7 +223,8 @@ def rbp_figure(intervals: pd.DataFrame) -> Figure:
     axes.barh(positions, intervals["residual"], left=intervals["low"], color="#c7d7ef",
               edgecolor="#4a6fa5")
     axes.plot(intervals["low"], positions, "|", color="#1d3f6e", markersize=12)
-    axes.set_yticks(positions, [str(run) for run in intervals.index], fontsize="small")
+    axes.set_yticks(positions, [literal_label(run) for run in intervals.index],
+                    fontsize="small")
     axes.set_xlabel("RBP interval [RBP, RBP + residual]")
     axes.set_xlim(0, 1)
     return figure

@@ -58,7 +58,7 @@ def format_cell(value: object, digits: int = 4) -> tuple[str, bool]:
 def html_table(frame: pd.DataFrame, *, digits: int = 4) -> str:
     """An HTML table of ``frame`` (a named index becomes the first column); all text escaped."""
     if frame.index.name is not None or isinstance(frame.index, pd.MultiIndex):
-        frame = frame.reset_index()
+        frame = frame.reset_index(allow_duplicates=True)  # a run may be named "topic"
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
     rows = []
     for record in frame.itertuples(index=False, name=None):

@@ -2,4 +2,5 @@
 
 from annotate.ui import agreement_view, session
 
-agreement_view.render_adjudication(session.engine(), session.user())
+user = session.require_role("adjudicator", "admin")
+agreement_view.render_adjudication(session.engine(), user)

@@ -2,5 +2,6 @@
 
 from annotate.ui import admin, agreement_view, session
 
+user = session.require_role("admin")
 engine = session.engine()
-agreement_view.render_agreement(engine, admin.pick_campaign(engine, session.user()))
+agreement_view.render_agreement(engine, admin.pick_campaign(engine, user))

@@ -1,5 +1,7 @@
 """Judging page (every role)."""
 
+from annotate.records import ANNOTATOR_ROLES
 from annotate.ui import judge, session
 
-judge.render(session.engine(), session.user())
+user = session.require_role(*ANNOTATOR_ROLES)
+judge.render(session.engine(), user)

@@ -2,5 +2,6 @@
 
 from annotate.ui import admin, session
 
+user = session.require_role("admin")
 engine = session.engine()
-admin.render_overview(engine, admin.pick_campaign(engine, session.user()))
+admin.render_overview(engine, admin.pick_campaign(engine, user))

@@ -21,10 +21,10 @@ from annotate.db import session_scope
 from annotate.records import AnnotatorInfo, CampaignInfo
 from annotate.ui import keys
 from annotate.ui.pair_panels import show_pair
-from annotate.ui.render import caption_html, text_html
+from annotate.ui.render import caption_html, md_escape, text_html
 from pooljudge.errors import InputError
 
-__all__ = ["confusion", "render_adjudication", "render_agreement"]
+__all__ = ["confusion", "kappa_heat", "render_adjudication", "render_agreement"]
 
 
 def confusion(latest: pd.DataFrame, a: str, b: str, scale: tuple[int, ...]) -> pd.DataFrame:
@@ -32,10 +32,20 @@ def confusion(latest: pd.DataFrame, a: str, b: str, scale: tuple[int, ...]) -> p
     votes = latest.loc[latest["kind"] == "judgment", ["annotator", "topic", "doc", "label"]]
     both = votes[votes["annotator"] == a].merge(votes[votes["annotator"] == b],
                                                 on=["topic", "doc"], suffixes=("_a", "_b"))
-    table = pd.crosstab(pd.Categorical(both["label_a"], categories=scale),
-                        pd.Categorical(both["label_b"], categories=scale), dropna=False)
+    # plain integer axes (a categorical axis cannot be read back from Arrow)
+    table = (pd.crosstab(both["label_a"], both["label_b"])
+             .reindex(index=list(scale), columns=list(scale), fill_value=0).astype("int64"))
     table.index.name, table.columns.name = f"{a} →", f"{b} ↓"
     return table
+
+
+def kappa_heat(pairs: pd.DataFrame) -> pd.DataFrame:
+    """The heat map's data: Cohen's kappa of every ordered pair (a, b) of annotators, both ways
+    (columns a, b, cohen_kappa as float, NaN where undefined)."""
+    heat = pd.concat([pairs[["a", "b", "cohen_kappa"]],
+                      pairs[["b", "a", "cohen_kappa"]].set_axis(["a", "b", "cohen_kappa"], axis=1)],
+                     ignore_index=True)
+    return heat.astype({"cohen_kappa": "float64"})
 
 
 def render_agreement(engine: Engine, campaign: CampaignInfo) -> None:
@@ -51,10 +61,7 @@ def render_agreement(engine: Engine, campaign: CampaignInfo) -> None:
     _overall(report.overall)
     st.subheader("Pairwise (95% bootstrap intervals over topics)")
     st.dataframe(pairs, hide_index=True)
-    heat = pd.concat([pairs[["a", "b", "cohen_kappa"]],
-                      pairs[["b", "a", "cohen_kappa"]].set_axis(["a", "b", "cohen_kappa"], axis=1)])
-    heat["cohen_kappa"] = heat["cohen_kappa"].astype("float64")
-    st.altair_chart(alt.Chart(heat).mark_rect().encode(
+    st.altair_chart(alt.Chart(kappa_heat(pairs)).mark_rect().encode(
         x="a:N", y="b:N", color=alt.Color("cohen_kappa:Q", scale=alt.Scale(domain=[-1, 1],
                                                                          scheme="redblue")),
         tooltip=["a", "b", "cohen_kappa"]).properties(height=260))
@@ -62,7 +69,7 @@ def render_agreement(engine: Engine, campaign: CampaignInfo) -> None:
     left, right = st.columns(2)
     a = left.selectbox("Annotator A", names, index=0)
     b = right.selectbox("Annotator B", names, index=1)
-    st.subheader(f"Confusion matrix: {a} × {b}")
+    st.subheader(f"Confusion matrix: {md_escape(a)} × {md_escape(b)}")
     st.dataframe(confusion(latest, a, b, scale))
     st.subheader("Most disagreed pairs")
     st.dataframe(disagreements(latest, scale).head(50), hide_index=True)
@@ -112,7 +119,7 @@ def render_adjudication(engine: Engine, user: AnnotatorInfo) -> None:
     columns = st.columns(len(campaign.scale.labels))
     for column, label in zip(columns, campaign.scale.labels, strict=True):
         digit = str(label.value)
-        column.button(f"{label.value} · {label.name}", width="stretch",
+        column.button(f"{label.value} · {md_escape(label.name)}", width="stretch",
                       key=keys.adjudicate_key(item, label.value),
                       shortcut=digit if len(digit) == 1 and digit not in "cr" else None,
                       on_click=_on_decide, args=(engine, user, topic, doc, label.value))

@@ -50,15 +50,18 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_app(db_url: str, log: Path, *, timeout: float = 60.0) -> tuple[str, subprocess.Popen]:
-    """Serve the app on ``db_url`` on a free port; its base URL once ``/_stcore/health`` is OK.
+def start_app(db_url: str, log: Path, *, timeout: float = 60.0,
+              app: Path | None = None) -> tuple[str, subprocess.Popen]:
+    """Serve the app (or another Streamlit script ``app``) on ``db_url`` on a free port; its
+    base URL once ``/_stcore/health`` is OK.
 
     Server output goes to ``log``; RuntimeError (with the log) when it exits or stays unhealthy.
     """
     port = free_port()
     env = {**os.environ, "POOLJUDGE_DB": db_url}
+    command = streamlit_command("127.0.0.1", port, *([app] if app else []))
     with log.open("w") as handle:
-        process = subprocess.Popen(streamlit_command("127.0.0.1", port), env=env,
+        process = subprocess.Popen(command, env=env,
                                    stdout=handle, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + timeout

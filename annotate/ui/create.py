@@ -3,12 +3,24 @@
 Pooling is :mod:`pooling`: depth-k pool of the uploaded runs, a static judging order, an optional
 per-topic budget. The queue follows a static order or an adaptive policy (MTF, MaxMean,
 Thompson sampling) that learns from the judgments; every pair's rank in each run is stored.
-The campaign and its people are stored in one transaction (all or nothing); the new login
-links are shown once, to copy (tokens are stored only as hashes).
+The label scale is an editable table (value, name, description) that starts from a preset or
+from a JSON file in the format of ``pooljudge init --scale FILE.json``; it sits above the form
+so that choosing a start refills it at once. The campaign and its people are stored in one
+transaction (all or nothing); the new login links are shown once, to copy (tokens are stored
+only as hashes).
+
+:func:`create_campaign` takes parsed inputs and :func:`create_from_uploads` file-like objects
+(``.name`` and ``.getvalue()``), so both are usable without the page.
 """
 
 from __future__ import annotations
 
+import json
+import zlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import pandas as pd
 import streamlit as st
 from sqlalchemy import Engine
 
@@ -17,81 +29,205 @@ from annotate.adaptive_queue import run_ranks
 from annotate.db import session_scope
 from annotate.records import ADAPTIVE_ORDERS, JUDGING_ORDERS, LabelScale
 from annotate.ui import keys
+from annotate.ui.people import Link, add_people, app_address, parse_people, show_links
+from annotate.ui.render import md_escape
 from annotate.ui.uploads import read_uploaded_documents, read_uploaded_runs, read_uploaded_topics
-from pooling.pool import apply_budget, build_pool
+from pooling.pool import Pool, apply_budget, build_pool
 from pooling.static_orders import STATIC_ORDERS, static_order
 from pooljudge.errors import InputError
 
-__all__ = ["SCALES", "render_create"]
+__all__ = ["SCALES", "SCALE_FROM_FILE", "CampaignSettings", "create_campaign",
+           "create_from_uploads", "render_create", "scale_from_table", "scale_table"]
 
 SCALES = {"binary (0–1)": (0, 1), "graded 0–2": (0, 2), "graded 0–3": (0, 3)}
+SCALE_FROM_FILE = "a JSON file (as `pooljudge init --scale FILE.json`)"
 QUEUES = {**JUDGING_ORDERS, **{k: f"adaptive — {v}" for k, v in ADAPTIVE_ORDERS.items()}}
+_SCALE_SOURCE = "label scale"
+
+
+@dataclass(frozen=True)
+class CampaignSettings:
+    """What the form asks besides the files; ``budget`` None pools the whole depth."""
+
+    name: str
+    depth: int
+    budget: int | None
+    pooling: str
+    scale: LabelScale
+    overlap: int
+    queue: str
+    guidelines: str = ""
+    show_others_labels: bool = False
+    people: tuple[tuple[str, str], ...] = ()
+
+
+def create_campaign(engine: Engine, settings: CampaignSettings, *, topics: pd.DataFrame,
+                    documents: pd.DataFrame, runs: Mapping[str, pd.DataFrame]) -> list[Link]:
+    """Pool ``runs``, store the campaign and its people in one transaction; the login links.
+
+    InputError or ValueError (and nothing stored) for bad settings, a run naming a topic the
+    topics file lacks or a document the documents lack, an existing campaign or person name.
+    """
+    pool = build_pool(runs, settings.depth)
+    _check_runs(pool, topics, documents)
+    ordered = apply_budget(pool, static_order(pool, settings.pooling), budget=settings.budget)
+    address = app_address()
+    with session_scope(engine) as session:
+        store.create_campaign(
+            session, name=settings.name, scale=settings.scale, overlap=settings.overlap,
+            order=settings.queue, guidelines=settings.guidelines,
+            show_others_labels=settings.show_others_labels, topics=topics, documents=documents,
+            pool=ordered[["topic", "doc", "order", "best_rank", "runs"]],
+            run_ranks=run_ranks(pool))
+        return add_people(session, campaign=settings.name, people=settings.people,
+                          address=address)
+
+
+def create_from_uploads(engine: Engine, settings: CampaignSettings, *, topics,
+                        documents: Sequence, runs: Sequence) -> list[Link]:
+    """:func:`create_campaign` from uploaded files (read by :mod:`annotate.ui.uploads`)."""
+    if not settings.name or topics is None or not documents or not runs:
+        raise InputError("a campaign needs a name, topics, documents and at least one run")
+    return create_campaign(engine, settings, topics=read_uploaded_topics(topics),
+                           documents=read_uploaded_documents(documents),
+                           runs=read_uploaded_runs(runs))
+
+
+def scale_table(scale: LabelScale) -> pd.DataFrame:
+    """The scale as an editable table: columns value, name, description."""
+    return pd.DataFrame({"value": pd.array(scale.values, dtype="int64"),
+                         "name": [x.name for x in scale.labels],
+                         "description": [x.description for x in scale.labels]})
+
+
+def scale_from_table(table: pd.DataFrame) -> LabelScale:
+    """The label scale of an edited table; rows left wholly blank are ignored. InputError for
+    a value that is not a whole number, a repeated value, or no label at all."""
+    labels = []
+    for row in table.to_dict("records"):
+        value, name, description = row.get("value"), _text(row.get("name")), \
+            _text(row.get("description"))
+        if pd.isna(value) and not name and not description:
+            continue
+        if pd.isna(value) or not float(value).is_integer():
+            raise InputError(f"label {name or '(no name)'} needs a whole-number value",
+                             path=_SCALE_SOURCE)
+        labels.append({"value": int(value), "name": name or str(int(value)),
+                       "description": description})
+    return LabelScale.from_data(labels, source=_SCALE_SOURCE)
 
 
 def render_create(engine: Engine) -> None:
-    if links := st.session_state.get(keys.NEW_LINKS):
-        st.success("Campaign created. Copy each person's link now: it is not shown again.")
-        st.code("\n".join(f"{role:<11} {name:<16} {url}" for role, name, url in links),
-                language=None)
+    if done := st.session_state.get(keys.NEW_LINKS):
+        name, links = done
+        show_links(links, f"Campaign {md_escape(name)} created.", state_key=keys.NEW_LINKS)
+    st.subheader("Label scale")
+    scale = _scale_input()
+    st.subheader("Campaign")
     with st.form(keys.CREATE_FORM):
-        name = st.text_input("Campaign name")
-        topics = st.file_uploader("Topics (TREC topics, TSV or JSONL)")
-        docs = st.file_uploader("Documents (JSONL, TSV or TREC <DOC>)", accept_multiple_files=True)
-        runs = st.file_uploader("Runs (TREC format)", accept_multiple_files=True)
-        left, middle, right = st.columns(3)
-        depth = left.number_input("Pool depth", min_value=1, value=10)
-        budget = middle.number_input("Budget per topic (0 = whole pool)", min_value=0, value=0)
-        strategy = right.selectbox("Judging order (pooling)", list(STATIC_ORDERS), index=0)
-        left, middle, right = st.columns(3)
-        scale = left.selectbox("Label scale", list(SCALES))
-        overlap = middle.number_input("Annotators per pair (overlap)", min_value=1, value=1)
-        queue = right.selectbox("Queue", list(QUEUES), help="\n\n".join(
-            f"{k}: {v}" for k, v in QUEUES.items()))
-        guidelines = st.text_area("Guidelines (shown to annotators)")
-        people = st.text_area("People, one per line: `name` or `name,role` "
-                              "(role: annotator, adjudicator, admin)")
+        values, files = _form_inputs()
         submitted = st.form_submit_button("Create campaign", key=keys.CREATE_SUBMIT)
     if not submitted:
         return
     try:
-        links = _create(engine, name=name.strip(), topics=topics, docs=docs, runs=runs,
-                        depth=int(depth), budget=int(budget) or None, strategy=strategy,
-                        scale=SCALES[scale], overlap=int(overlap), queue=queue,
-                        guidelines=guidelines, people=_people(people))
+        if scale is None:
+            raise InputError("the label scale above is not complete: fix it first")
+        people = tuple(parse_people(values.pop("people")))
+        settings = CampaignSettings(scale=scale, people=people, **values)
+        links = create_from_uploads(engine, settings, **files)
     except (InputError, ValueError) as exc:
-        st.error(str(exc))
+        st.error(md_escape(f"Nothing was created: {exc}"))
         return
-    st.session_state[keys.NEW_LINKS] = links
+    st.session_state[keys.NEW_LINKS] = (settings.name, links)
     st.rerun()
 
 
-def _people(text: str) -> list[tuple[str, str]]:
-    """``name`` or ``name,role`` lines -> (name, role); blank lines are ignored."""
-    found = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        name, _, role = (part.strip() for part in line.partition(","))
-        if not name:
-            raise InputError("a person needs a name", path="people", line=number)
-        found.append((name, role or "annotator"))
-    return found
+def _scale_input() -> LabelScale | None:
+    """The label-scale editor (outside the form, so a new start refills it); its scale, or
+    None after showing what is missing or wrong."""
+    presets = [*SCALES, SCALE_FROM_FILE]
+    start = st.selectbox("Start from", presets, key=keys.SCALE_PRESET)
+    try:
+        if start == SCALE_FROM_FILE:
+            upload = _uploader("Label scale file (JSON): a list of `value`, `name`, "
+                               "`description`", key=keys.SCALE_FILE, types=["json"])
+            if upload is None:
+                st.info("Upload the label scale file, or start from a preset.")
+                return None
+            data = upload.getvalue()
+            scale, source = _scale_from_json(data, upload.name), f"file{zlib.crc32(data):08x}"
+        else:
+            scale, source = LabelScale.range(*SCALES[start]), f"preset{presets.index(start)}"
+        table = st.data_editor(
+            scale_table(scale), key=keys.label_table_key(source), num_rows="dynamic",
+            hide_index=True, width="stretch", column_config={
+                "value": st.column_config.NumberColumn("value (qrels label)", step=1,
+                                                       required=True),
+                "name": st.column_config.TextColumn("name (on the button)", required=True),
+                "description": st.column_config.TextColumn("description (for annotators)",
+                                                           width="large")})
+        return scale_from_table(table)
+    except InputError as exc:
+        st.error(md_escape(str(exc)))
+        return None
 
 
-def _create(engine: Engine, *, name: str, topics, docs, runs, depth: int, budget: int | None,
-            strategy: str, scale: tuple[int, int], overlap: int, queue: str, guidelines: str,
-            people: list[tuple[str, str]]) -> list[tuple[str, str, str]]:
-    if not name or topics is None or not docs or not runs:
-        raise InputError("a campaign needs a name, topics, documents and at least one run")
-    pool = build_pool(read_uploaded_runs(runs), depth)
-    ordered = apply_budget(pool, static_order(pool, strategy), budget=budget)
-    base = (st.context.url or "").split("?")[0].rsplit("/", 1)[0] or ""
-    with session_scope(engine) as session:
-        store.create_campaign(
-            session, name=name, scale=LabelScale.range(*scale), overlap=overlap, order=queue,
-            guidelines=guidelines, topics=read_uploaded_topics(topics),
-            documents=read_uploaded_documents(docs),
-            pool=ordered[["topic", "doc", "order", "best_rank", "runs"]],
-            run_ranks=run_ranks(pool))
-        return [(role, person, f"{base}/?token=" + store.add_annotator(
-            session, campaign=name, name=person, role=role)) for person, role in people]
+def _form_inputs() -> tuple[dict, dict]:
+    """The form's widgets: settings (people still as text) and the uploaded files."""
+    name = st.text_input("Campaign name", key=keys.CREATE_NAME)
+    files = {"topics": _uploader("Topics (TREC topics, TSV or JSONL)", key=keys.CREATE_TOPICS),
+             "documents": _uploader("Documents (JSONL, TSV or TREC <DOC>)", key=keys.CREATE_DOCS,
+                                    multiple=True),
+             "runs": _uploader("Runs (TREC format)", key=keys.CREATE_RUNS, multiple=True)}
+    left, middle, right = st.columns(3)
+    depth = left.number_input("Pool depth", min_value=1, value=10, key=keys.CREATE_DEPTH)
+    budget = middle.number_input("Budget per topic (0 = whole pool)", min_value=0, value=0,
+                                 key=keys.CREATE_BUDGET)
+    pooling = right.selectbox("Judging order (pooling)", list(STATIC_ORDERS), index=0,
+                              key=keys.CREATE_POOLING)
+    left, right = st.columns(2)
+    overlap = left.number_input("Annotators per pair (overlap)", min_value=1, value=1,
+                                key=keys.CREATE_OVERLAP)
+    queue = right.selectbox("Queue", list(QUEUES), key=keys.CREATE_QUEUE, help="\n\n".join(
+        f"{k}: {v}" for k, v in QUEUES.items()))
+    show_others = st.checkbox("Show each annotator the other annotators' labels",
+                              key=keys.SHOW_OTHERS)
+    guidelines = st.text_area("Guidelines (shown to annotators)", key=keys.CREATE_GUIDELINES)
+    people = st.text_area("People, one per line: `name` or `name,role` "
+                          "(role: annotator, adjudicator, admin)", key=keys.CREATE_PEOPLE)
+    return {"name": name.strip(), "depth": int(depth), "budget": int(budget) or None,
+            "pooling": pooling, "overlap": int(overlap), "queue": queue,
+            "guidelines": guidelines, "show_others_labels": bool(show_others),
+            "people": people}, files
+
+
+def _uploader(label: str, *, key: str, multiple: bool = False, types: list[str] | None = None):
+    """One file uploader (the only place the page reads files from the browser)."""
+    return st.file_uploader(label, key=key, accept_multiple_files=multiple, type=types)
+
+
+def _scale_from_json(data: bytes, name: str) -> LabelScale:
+    """A label scale file's bytes, as :meth:`LabelScale.from_json` reads a file."""
+    try:
+        decoded = json.loads(data.decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"not a JSON label scale: {exc}", path=name,
+                         line=getattr(exc, "lineno", None)) from None
+    return LabelScale.from_data(decoded, source=name)
+
+
+def _check_runs(pool: Pool, topics: pd.DataFrame, documents: pd.DataFrame) -> None:
+    """InputError naming the first pooled pair whose topic or document was not uploaded."""
+    pairs = pool.pairs
+    for column, known, what in (("topic", topics["id"], "topics"),
+                                ("doc", documents["id"], "documents")):
+        unknown = ~pairs[column].astype(str).isin(set(known.astype(str)))
+        if unknown.any():
+            row = pairs.loc[unknown].iloc[0]
+            raise InputError(f"run(s) {row['runs']} retrieve topic {row['topic']}, document "
+                             f"{row['doc']}, but the {what} have no {row[column]}")
+
+
+def _text(value: object) -> str:
+    return "" if value is None or (isinstance(value, float) and pd.isna(value)) \
+        else str(value).strip()

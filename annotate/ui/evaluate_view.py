@@ -1,13 +1,15 @@
 """Evaluation page: upload runs, score them against the campaign's current qrels.
 
 The qrels are decided from the latest judgments by majority vote (ties: the lower label), as
-``pooljudge export`` does by default. The table shows each run's mean scores with
-``Judged@10`` (the share of the top 10 that has any judgment) beside them, so a run whose
-documents were never judged is visible as such.
+``pooljudge export`` does by default. The page then shows the views of ``pooljudge report``
+(:mod:`annotate.ui.evaluate_panels`): means with the unjudged share of the top 10 and condensed
+variants, RBP intervals, the pool-bias table, precision–recall curves, per-topic scores and
+warnings. A run file that cannot be read is named with its line (``path:line: message``).
 """
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 from sqlalchemy import Engine
 
@@ -16,36 +18,39 @@ from annotate.consensus import Policy, consensus_qrels
 from annotate.db import session_scope
 from annotate.records import CampaignInfo
 from annotate.ui import keys
+from annotate.ui.evaluate_panels import render_run_views
+from annotate.ui.render import md_escape
 from annotate.ui.uploads import read_uploaded_runs
-from metrics import DEFAULT_MEASURES, evaluate
 from pooljudge.errors import InputError
 
-__all__ = ["render_evaluation"]
+__all__ = ["current_qrels", "render_evaluation"]
+
+
+def current_qrels(engine: Engine, campaign: CampaignInfo) -> pd.DataFrame | None:
+    """The campaign's qrels (``topic, doc, label``) by majority of the latest labels, ties to
+    the lower label; None before the first judgment."""
+    with session_scope(engine, readonly=True) as session:
+        latest = store.judgments_frame(session, campaign=campaign.name, latest_only=True)
+    if latest.empty:
+        return None
+    return consensus_qrels(latest, campaign.scale.values, Policy.parse("majority"))[0]
 
 
 def render_evaluation(engine: Engine, campaign: CampaignInfo) -> None:
     uploads = st.file_uploader("Run files (TREC format, plain or gzip)", accept_multiple_files=True,
                                key=keys.EVAL_RUNS)
-    with session_scope(engine, readonly=True) as session:
-        latest = store.judgments_frame(session, campaign=campaign.name, latest_only=True)
-    if latest.empty:
+    qrels = current_qrels(engine, campaign)
+    if qrels is None:
         st.info("No judgments yet: there are no qrels to evaluate against.")
         return
-    qrels, _ = consensus_qrels(latest, campaign.scale.values, Policy.parse("majority"))
     st.caption(f"Current qrels: {len(qrels)} judged pairs over {qrels['topic'].nunique()} topics "
                "(majority of the latest labels).")
     if not uploads:
         return
     try:
         runs = read_uploaded_runs(uploads)
-        scores = evaluate(qrels, runs, DEFAULT_MEASURES, per_topic=False)
     except InputError as exc:
-        st.error(str(exc))
+        st.error(md_escape(str(exc)))
         return
-    table = scores.pivot_table(index="run", columns="measure", values="value", sort=False)
-    st.dataframe(table[[m for m in DEFAULT_MEASURES if m in table.columns]],
-                 column_config={m: st.column_config.NumberColumn(format="%.4f")
-                                for m in DEFAULT_MEASURES})
-    st.caption("Judged@10: share of each run's top 10 documents that were judged (mean over "
-               "topics). Low values mean the scores rest on unjudged documents counted as "
-               "not relevant.")
+    render_run_views(qrels, runs, title=f"Evaluation of campaign {campaign.name}",
+                     meta=(f"campaign {campaign.name}", "qrels: majority of the latest labels"))

@@ -30,7 +30,7 @@ from annotate.db import session_scope
 from annotate.records import AnnotatorInfo, CampaignInfo, JudgmentRecord, PairView
 from annotate.store import DuplicateWrite
 from annotate.ui import keys
-from annotate.ui.render import caption_html, document_html, query_terms, text_html
+from annotate.ui.render import caption_html, document_html, md_escape, query_terms, text_html
 from pooljudge.errors import InputError
 
 __all__ = ["DISPLAYED", "eta_seconds", "render"]
@@ -85,7 +85,8 @@ def _judging(engine: Engine, user: AnnotatorInfo, campaign: CampaignInfo) -> Non
     _pair(view, campaign, earlier)
     _controls(engine, user, campaign, view, earlier)
     if others:
-        st.caption("Other annotators: " + ", ".join(f"{a}: {lab}" for a, lab in others))
+        st.caption("Other annotators: "
+                   + ", ".join(f"{md_escape(a)}: {lab}" for a, lab in others))
 
 
 @st.cache_data(ttl=300, show_spinner=False)
@@ -112,7 +113,7 @@ def _displayed_pair(session, user: AnnotatorInfo) -> tuple[PairView | None, Judg
 def _pair(view: PairView, campaign: CampaignInfo, earlier: JudgmentRecord | None) -> None:
     terms = query_terms(view.topic_title)
     if earlier is not None:
-        name = _label_name(campaign, earlier.label)
+        name = md_escape(_label_name(campaign, earlier.label))
         st.warning(f"You are changing an earlier judgment (your label: {earlier.label} · {name}). "
                    "A new label is stored as a new version; the old one is kept.",
                    icon=":material/history:")
@@ -136,9 +137,10 @@ def _controls(engine: Engine, user: AnnotatorInfo, campaign: CampaignInfo, view:
         digit = str(label.value)
         shortcut = digit if len(digit) == 1 and digit not in _RESERVED_SHORTCUTS else None
         chosen = earlier is not None and earlier.label == label.value
-        column.button(f"{label.value} · {label.name}",
+        column.button(f"{label.value} · {md_escape(label.name)}",
                       key=keys.label_key(view.pair_id, label.value),
-                      help=label.description or None, type="primary" if chosen else "secondary",
+                      help=md_escape(label.description) or None,
+                      type="primary" if chosen else "secondary",
                       shortcut=shortcut, on_click=_on_label, width="stretch",
                       args=(engine, user.id, view, label.value,
                             1 if earlier is None else earlier.version + 1))
@@ -152,7 +154,7 @@ def _controls(engine: Engine, user: AnnotatorInfo, campaign: CampaignInfo, view:
                        shortcut="b", width="stretch")
     st.text_input("Comment (optional, saved with your label)", key=keys.comment_key(view.pair_id),
                   placeholder="e.g. relevant only for its second paragraph")
-    st.caption("Keys: " + " · ".join(f"**{lab.value}** {lab.name}" for lab in labels)
+    st.caption("Keys: " + " · ".join(f"**{lab.value}** {md_escape(lab.name)}" for lab in labels)
                + " · **s** skip · **b** previous pair")
 
 

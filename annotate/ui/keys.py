@@ -17,19 +17,48 @@ BACK_STEPS = "pj_back_steps"     # 0 = new pairs; n = the n-th most recent own j
 FLASH = "pj_flash"               # one-line confirmation of the last action
 CAMPAIGN = "pj_campaign"         # campaign name the admin pages work on
 NEW_LINKS = "pj_new_links"       # login links created on the create-campaign page
+PEOPLE_LINKS = "pj_people_links"  # (campaign, links) of people just added on the people page
+PEOPLE_FLASH = "pj_people_flash"  # (kind, message) of the last add or removal on the people page
 
 # --- widget keys (fixed) ------------------------------------------------------------------------
 FORWARD = "forward"              # leave the earlier pairs, back to new ones
 CAMPAIGN_PICKER = "campaign_picker"
 CREATE_FORM = "create_form"
 CREATE_SUBMIT = "create_submit"
+CREATE_NAME = "create_name"
+CREATE_TOPICS = "create_topics"
+CREATE_DOCS = "create_docs"
+CREATE_RUNS = "create_runs"
+CREATE_DEPTH = "create_depth"
+CREATE_BUDGET = "create_budget"
+CREATE_POOLING = "create_pooling"
+CREATE_OVERLAP = "create_overlap"
+CREATE_QUEUE = "create_queue"
+CREATE_GUIDELINES = "create_guidelines"
+CREATE_PEOPLE = "create_people"
+SHOW_OTHERS = "show_others_labels"
+SCALE_PRESET = "scale_preset"    # the label scale the table starts from (outside the form)
+SCALE_FILE = "scale_file"        # optional JSON label scale, as `pooljudge init --scale F.json`
+PEOPLE_FORM = "people_form"
+PEOPLE_TEXT = "people_text"
 ADD_PEOPLE_SUBMIT = "add_people_submit"
+HIDE_LINKS = "hide_links"
+REMOVE_FORM = "remove_form"
+REMOVE_PERSON = "remove_person"
+REMOVE_CONFIRM = "remove_confirm"
+REMOVE_SUBMIT = "remove_submit"
 EXPORT_POLICY = "export_policy"
 DOWNLOAD_QRELS = "download_qrels"
 DOWNLOAD_PROVENANCE = "download_provenance"
 DOWNLOAD_JUDGMENTS = "download_judgments"
 EVAL_RUNS = "eval_runs"
 ADJUDICATE_PREFIX = "adjudicate"
+
+
+def label_table_key(source: str) -> str:
+    """The label-scale editor started from ``source`` (a preset, or a file's checksum): a new
+    start gets a fresh table instead of the previous one's edits."""
+    return f"label_table_{source}"
 
 
 def label_key(pair_id: int, value: int) -> str:

@@ -16,12 +16,15 @@ from collections.abc import Iterable
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 __all__ = [
-    "FRAME_HEIGHT_PX", "STYLE", "caption_html", "document_html", "highlight", "query_terms",
-    "text_html",
+    "FRAME_HEIGHT_PX", "STYLE", "caption_html", "document_html", "highlight", "md_escape",
+    "query_terms", "text_html",
 ]
 
 FRAME_HEIGHT_PX = 480
 _WORD = re.compile(r"\w+")
+# CommonMark lets a backslash escape any ASCII punctuation; escaping all of it also disarms
+# Streamlit's own syntax ($ math, :icon: and :color[...] directives).
+_MD_SPECIAL = re.compile(r"""([!-/:-@\[-`{-~])""")
 
 # One style block for the app: rendered once per page with st.html (styles only, no content).
 STYLE = f"""<style>
@@ -34,6 +37,13 @@ STYLE = f"""<style>
 .pj-doc-body mark, .pj-doc-title mark, .pj-text mark {{
   background: #ffe58a; color: inherit; padding: 0 .1em; }}
 </style>"""
+
+
+def md_escape(text: str) -> str:
+    """``text`` as literal Markdown: every ASCII punctuation mark backslash-escaped and line
+    breaks turned into spaces, for names from uploads shown inside Markdown (captions, labels,
+    headers) where a link, an image or a heading must never appear."""
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).splitlines()))
 
 
 def query_terms(*texts: str, min_length: int = 3) -> tuple[str, ...]:

@@ -3,6 +3,8 @@
 The token from the login link is kept in the browser session and checked against the store on
 every script run (one indexed lookup of its SHA-256 hash), so removing an annotator logs them out
 at their next click. A wrong or removed token yields no user and a clear message, nothing else.
+Every page starts with :func:`require_role`: a role the router should not have let in sees a
+refusal and nothing else.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from annotate.db import open_engine, session_scope
 from annotate.records import AnnotatorInfo
 from annotate.ui import keys
 
-__all__ = ["DB_ENV", "database_url", "engine", "login", "show_login_problem", "user"]
+__all__ = ["DB_ENV", "database_url", "engine", "login", "require_role", "show_login_problem",
+           "user"]
 
 DB_ENV = "POOLJUDGE_DB"
 DEFAULT_DB = "sqlite:///pooljudge.db"
@@ -73,5 +76,16 @@ def user() -> AnnotatorInfo:
     found = st.session_state.get(keys.USER)
     if found is None:
         show_login_problem()
+        st.stop()
+    return found
+
+
+def require_role(*roles: str) -> AnnotatorInfo:
+    """The logged-in person when their role is one of ``roles``; otherwise a clear refusal and
+    ``st.stop()``. Each page calls it first: a second line of defence behind the router."""
+    found = user()
+    if found.role not in roles:
+        st.error(f"Not allowed: this page is for {', '.join(roles)} only, and you are logged "
+                 f"in as {found.role}.", icon=":material/block:")
         st.stop()
     return found

@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import os
 import re
 from pathlib import Path
 
 import pandas as pd
 
+from annotate.links import DEFAULT_APP_URL, URL_ENV, configured_address, login_link
 from pooljudge.cli.common import add_db_option, open_database, print_frame
 from pooljudge.errors import InputError, UsageError
 
 __all__ = ["parse_scale", "register"]
 
-DEFAULT_URL = "http://127.0.0.1:8501"
 _RANGE = re.compile(r"^(-?\d+)-(-?\d+)$")
 
 
@@ -155,7 +154,7 @@ def _register_annotators(subparsers: argparse._SubParsersAction) -> None:
     add.add_argument("--role", default="annotator", choices=("annotator", "adjudicator", "admin"))
     add.add_argument("--admin", action="store_true", help="same as --role admin")
     add.add_argument("--url", default=None,
-                     help=f"the app's address (default: $POOLJUDGE_URL or {DEFAULT_URL})")
+                     help=f"the app's address (default: ${URL_ENV} or {DEFAULT_APP_URL})")
     listing = actions.add_parser("list", help="list annotators with their judgment counts")
     listing.add_argument("--all", action="store_true", help="include removed annotators")
     listing.add_argument("--format", choices=("table", "tsv"), default="table")
@@ -175,8 +174,7 @@ def _annotators_add(args: argparse.Namespace) -> int:
     role = "admin" if args.admin else args.role
     with open_database(args) as engine, session_scope(engine) as session:
         token = add_annotator(session, campaign=args.campaign, name=args.name, role=role)
-    base = (args.url or os.environ.get("POOLJUDGE_URL") or DEFAULT_URL).rstrip("/")
-    print(f"{base}/?token={token}")
+    print(login_link(configured_address(args.url) or DEFAULT_APP_URL, token))
     return 0
 
 

@@ -28,10 +28,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=_run)
 
 
-def streamlit_command(host: str, port: int) -> list[str]:
-    """The ``streamlit run`` command line for the app."""
+def streamlit_command(host: str, port: int, app: Path = APP) -> list[str]:
+    """The ``streamlit run`` command line for the app (``app``: another script, as the UI
+    latency benchmark's bare-Streamlit baseline, served the same way)."""
     return [
-        sys.executable, "-m", "streamlit", "run", str(APP),
+        sys.executable, "-m", "streamlit", "run", str(app),
         "--server.headless", "true",
         "--server.address", host,
         "--server.port", str(port),

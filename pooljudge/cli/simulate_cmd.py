@@ -14,12 +14,14 @@ import argparse
 import multiprocessing
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 
 import numpy as np
 import pandas as pd
 
 from pooljudge.cli.common import add_db_option, open_database, print_frame
-from pooljudge.errors import InputError, UsageError
+from pooljudge.errors import InputError, PoolJudgeError, UsageError
 
 __all__ = ["register", "simulate_worker"]
 
@@ -104,8 +106,15 @@ def _simulate(args: argparse.Namespace) -> int:
     jobs = [(url, group, truth, list(campaign.scale.values), args.error, args.seed * 1000 + w)
             for w, group in enumerate(groups)]
     started = time.perf_counter()
-    with multiprocessing.get_context("spawn").Pool(len(jobs)) as workers:
-        written = sum(workers.starmap(simulate_worker, jobs))
+    # Unlike multiprocessing.Pool, which waits forever for a worker that died, the executor
+    # fails with BrokenProcessPool; judgments already written stay (each is its own commit).
+    try:
+        with ProcessPoolExecutor(len(jobs),
+                                 mp_context=multiprocessing.get_context("spawn")) as pool:
+            written = sum(pool.map(simulate_worker, *zip(*jobs, strict=True)))
+    except BrokenProcessPool:
+        raise PoolJudgeError("a simulating process died; the judgments it had committed "
+                             "stay, run simulate again to finish") from None
     elapsed = time.perf_counter() - started
     with open_database(args) as engine, session_scope(engine, readonly=True) as session:
         per_topic = progress(session, campaign=args.campaign)

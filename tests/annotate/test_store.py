@@ -18,6 +18,8 @@ from annotate.store import (
     create_campaign,
     get_campaign,
     history,
+    import_judgments,
+    judgment_times,
     judgments_frame,
     list_annotators,
     list_campaigns,
@@ -230,3 +232,28 @@ def test_progress_counts_towards_overlap(engine, make_campaign):
                              "judgments_needed": [6, 6], "judgments_done": [2, 2],
                              "annotator": ["alice", "alice"], "annotator_done": [2, 2]})
     pd.testing.assert_frame_equal(mine, expected, check_dtype=False)
+
+
+def test_judgment_times_are_first_judgments_of_participants_in_the_window(engine, make_campaign):
+    """The pace counts progress only: version 1 of kind judgment by participants, within
+    ``hours`` of the newest one; label changes, adjudications and a non-human source are out."""
+    name = make_campaign(overlap=2, n_topics=1, n_docs=3)
+    for person, role in (("alice", "annotator"), ("bob", "annotator"), ("ref", "adjudicator")):
+        _login(engine, name, person, role)
+    rows = [("alice", "d0", 1, "2026-01-02T10:00:00Z", "judgment"),
+            ("alice", "d1", 0, "2026-01-02T11:00:00Z", "judgment"),
+            ("alice", "d0", 0, "2026-01-02T11:30:00Z", "judgment"),       # version 2
+            ("bob", "d0", 0, "2026-01-01T09:00:00Z", "judgment"),         # 26 h before
+            ("bob", "d1", 1, "2026-01-02T11:40:00Z", "judgment"),
+            ("ref", "d0", 1, "2026-01-02T11:50:00Z", "adjudication"),
+            ("llm", "d2", 1, "2026-01-02T11:55:00Z", "judgment")]          # not a participant
+    frame = pd.DataFrame(rows, columns=["annotator", "doc", "label", "time", "kind"])
+    with session_scope(engine) as s:
+        import_judgments(s, campaign=name, frame=frame.assign(topic="t0"), label_sources=["llm"])
+    with session_scope(engine, readonly=True) as s:
+        recent = judgment_times(s, campaign=name)
+        every = judgment_times(s, campaign=name, hours=None)
+    stamp = pd.to_datetime(recent["created_at"], utc=True).dt.strftime("%d %H:%M").tolist()
+    assert list(zip(recent["annotator"], stamp, strict=True)) == [
+        ("alice", "02 10:00"), ("alice", "02 11:00"), ("bob", "02 11:40")]
+    assert every["annotator"].tolist() == ["bob", "alice", "alice", "bob"]

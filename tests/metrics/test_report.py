@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import html
+import io
 from html.parser import HTMLParser
 
 import numpy as np
@@ -15,6 +16,7 @@ from metrics.report import (
     RECALL_LEVELS,
     bias_view,
     collect,
+    literal_label,
     means_table,
     pr_table,
     rbp_table,
@@ -146,10 +148,69 @@ def test_report_cli_with_hostile_run_file_name(tmp_path):
         assert path.rsplit("/", 1)[1] in text
 
 
+# a run named like mathtext: unbalanced (matplotlib raised), balanced (rendered as math), and
+# one with a leading underscore (an automatic legend drops such labels)
+MATH_NAMES = ("a$\\frac{$b", "odd2$x$y", "_under$")
+
+
+def _math_named(seed: int):
+    qrels, runs = _collection(seed)
+    return qrels, dict(zip(MATH_NAMES, runs.values(), strict=True))
+
+
+def _shown(text) -> tuple[str, bool]:
+    """What matplotlib draws for a Text and whether as math (the preprocessing Text.draw uses)."""
+    return text._preprocess_math(text.get_text())
+
+
+def test_plot_labels_show_run_names_literally():
+    qrels, runs = _math_named(4)
+    figures = {c: f for s in sections(collect(qrels, runs)) for c, f in s.figures.items()}
+    for figure in figures.values():
+        figure.savefig(io.BytesIO(), format="png")  # raised ValueError on a$\frac{$b
+    legend = figures["Interpolated precision–recall"].axes[0].get_legend().get_texts()
+    assert [_shown(t) for t in legend] == [(name, False) for name in MATH_NAMES]
+    ticks = figures["RBP intervals per run"].axes[0].get_yticklabels()
+    assert sorted(_shown(t) for t in ticks) == sorted((name, False) for name in MATH_NAMES)
+    assert literal_label("x\\$y$") == "x\\\\$y\\$"
+
+
+def _report_cells(tmp_path, qrels, runs: dict, names: tuple[str, ...]) -> list[str]:
+    """The text pieces of a report of ``runs`` written to files called ``names``."""
+    tmp_path.mkdir(exist_ok=True)
+    write_qrels(qrels, tmp_path / "qrels.txt")
+    paths = [tmp_path / name for name in names]
+    for path, run in zip(paths, runs.values(), strict=True):
+        write_run(run.assign(tag="t"), path)
+    out = tmp_path / "report.html"
+    assert main(["report", str(tmp_path / "qrels.txt"), *map(str, paths), "--pool-depth", "5",
+                 "-o", str(out)]) == 0
+    return _parse(out.read_text(encoding="utf-8")).text
+
+
+def test_report_cli_with_mathtext_run_names(tmp_path):
+    qrels, runs = _math_named(5)
+    cells = [t for t in _report_cells(tmp_path, qrels, runs, MATH_NAMES) if t in MATH_NAMES]
+    for name in MATH_NAMES:  # rows of means, RBP, bias (twice: run, left out) and curves;
+        assert cells.count(name) == 5 + 8  # a column of each of the 8 per-topic tables
+
+
+def test_report_cli_with_run_names_that_are_column_names(tmp_path):
+    """Runs named like the tables' own index and columns still get their rows and columns:
+    each name shows as often as a plain name, on top of the headers that use the word."""
+    qrels, runs = _collection(6)
+    names = ("topic", "run", "measure")
+    plain = _report_cells(tmp_path / "plain", qrels, runs, ("r1", "r2", "r3"))
+    clashing = _report_cells(tmp_path / "clash", qrels, runs, names)
+    for name, control in zip(names, ("r1", "r2", "r3"), strict=True):
+        assert clashing.count(name) == plain.count(name) + plain.count(control) > 10
+
+
 @pytest.mark.slow
 def test_report_from_real_runs_opens_and_contains_every_run(shared_data, tmp_path):
     folder = shared_data / "robust03"
-    paths = sorted((folder / "runs").glob("input.*.gz"))[:6]
+    paths = sorted((folder / "runs").glob("input.*.gz"))  # every run (17 in robust03)
+    assert len(paths) >= 17
     out = tmp_path / "robust03.html"
     assert main(["report", str(folder / "qrels.txt"), *map(str, paths), "--pool-depth", "20",
                  "-m", "AP", "-m", "nDCG@10", "-m", "RecallDepth(r=0.5)", "-o", str(out)]) == 0
@@ -157,6 +218,7 @@ def test_report_from_real_runs_opens_and_contains_every_run(shared_data, tmp_pat
     parsed = _parse(page)
     assert "http" not in page and "<script" not in page
     text = "".join(parsed.text)
+    assert f"{len(paths)} runs, pool depth 20" in text
     for path in paths:
         assert text.count(path.name[:-3]) >= 5  # means, RBP, bias, curves, per-topic tables
     images = [value for name, value in parsed.attrs if name == "src"]

@@ -8,7 +8,6 @@ One small campaign (binary scale, topic 7, documents d1..d6, overlap 2) where ``
 from __future__ import annotations
 
 import zlib
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -18,22 +17,19 @@ from streamlit.testing.v1 import AppTest
 
 from annotate import store
 from annotate.consensus import Policy, adjudication_queue, consensus_qrels
-from annotate.db import open_engine, session_scope
+from annotate.db import session_scope
 from annotate.records import LabelScale
 from annotate.ui import keys
 
-APP = str(Path(__file__).resolve().parents[3] / "annotate" / "app.py")
-ADMIN_PAGES = ("adjudicate", "overview", "agreement", "export", "evaluate", "create")
+ADMIN_PAGES = ("adjudicate", "overview", "agreement", "export", "evaluate", "create", "people")
 # (annotator, doc, label): ann1 judged all six documents, ann2 the first five.
 LABELS = [("ann1", f"d{i}", lab) for i, lab in enumerate([1, 1, 0, 0, 1, 0], start=1)] + \
          [("ann2", f"d{i}", lab) for i, lab in enumerate([1, 0, 1, 0, 1], start=1)]
 
 
 @pytest.fixture
-def judged(tmp_path, monkeypatch) -> dict:
-    url = f"sqlite:///{tmp_path / 'admin.db'}"
-    monkeypatch.setenv("POOLJUDGE_DB", url)
-    engine = open_engine(url)
+def judged(app_db) -> dict:
+    engine = app_db
     ids = [f"d{i}" for i in range(1, 7)]
     docs = pd.DataFrame({"id": ids, "title": [f"Title {d}" for d in ids],
                          "text": [f"body of document {d} about widgets" for d in ids]})
@@ -49,19 +45,7 @@ def judged(tmp_path, monkeypatch) -> dict:
                                ("referee", "adjudicator"), ("boss", "admin"))}
         frame = pd.DataFrame(LABELS, columns=["annotator", "doc", "label"]).assign(topic="7")
         store.import_judgments(session, campaign="c", frame=frame, source="human")
-    yield {"tokens": tokens, "engine": engine}
-    engine.dispose()
-
-
-def _open(token: str, page: str | None = None) -> AppTest:
-    """Log in with ``token`` and, when ``page`` is given, switch to ``app_pages/<page>.py``."""
-    at = AppTest.from_file(APP, default_timeout=30)
-    at.query_params["token"] = token
-    at.run()
-    if page is not None:
-        at.switch_page(f"app_pages/{page}.py").run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return {"tokens": tokens, "engine": engine}
 
 
 def _latest(engine) -> pd.DataFrame:
@@ -76,14 +60,14 @@ def _metrics(at: AppTest) -> dict[str, str]:
 # --- role routing -------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("page", ADMIN_PAGES)
-def test_an_annotator_has_no_admin_page(judged, page) -> None:
-    at = _open(judged["tokens"]["ann1"])
+def test_an_annotator_has_no_admin_page(judged, page, open_page) -> None:
+    at = open_page(judged["tokens"]["ann1"])
     with pytest.raises(ValueError, match="Could not find a navigation page"):
         at.switch_page(f"app_pages/{page}.py")
 
 
-def test_an_admin_page_reopened_as_an_annotator_shows_no_admin_content(judged) -> None:
-    at = _open(judged["tokens"]["boss"], "overview")
+def test_an_admin_page_reopened_as_an_annotator_shows_no_admin_content(judged, open_page) -> None:
+    at = open_page(judged["tokens"]["boss"], "overview")
     assert "Judgments done" in _metrics(at)
     at.query_params["token"] = judged["tokens"]["ann1"]
     at.run()
@@ -93,8 +77,8 @@ def test_an_admin_page_reopened_as_an_annotator_shows_no_admin_content(judged) -
     assert "Nothing left to judge" in at.success[0].value
 
 
-def test_an_adjudicator_adjudicates_but_does_not_export(judged) -> None:
-    at = _open(judged["tokens"]["referee"], "adjudicate")
+def test_an_adjudicator_adjudicates_but_does_not_export(judged, open_page) -> None:
+    at = open_page(judged["tokens"]["referee"], "adjudicate")
     assert "disagreements wait for a decision" in " ".join(h.value for h in at.get("html"))
     for page in ("export", "overview"):
         with pytest.raises(ValueError, match="Could not find a navigation page"):
@@ -102,15 +86,15 @@ def test_an_adjudicator_adjudicates_but_does_not_export(judged) -> None:
 
 
 @pytest.mark.parametrize("page", ADMIN_PAGES)
-def test_an_admin_opens_every_page(judged, page) -> None:
-    at = _open(judged["tokens"]["boss"], page)
+def test_an_admin_opens_every_page(judged, page, open_page) -> None:
+    at = open_page(judged["tokens"]["boss"], page)
     assert not at.error
 
 
 # --- overview -----------------------------------------------------------------------------------
 
-def test_overview_counts_the_imported_judgments(judged) -> None:
-    metrics = _metrics(_open(judged["tokens"]["boss"], "overview"))
+def test_overview_counts_the_imported_judgments(judged, open_page) -> None:
+    metrics = _metrics(open_page(judged["tokens"]["boss"], "overview"))
     # 6 pairs x overlap 2 = 12 needed; 11 imported judgments, all within the same hour.
     assert metrics["Judgments done"] == f"{len(LABELS)} / 12"
     assert metrics["Complete"] == f"{len(LABELS) / 12:.0%}"
@@ -119,8 +103,8 @@ def test_overview_counts_the_imported_judgments(judged) -> None:
 
 # --- agreement ----------------------------------------------------------------------------------
 
-def test_agreement_shows_six_cards_and_sklearn_kappa(judged) -> None:
-    at = _open(judged["tokens"]["boss"], "agreement")
+def test_agreement_shows_six_cards_and_sklearn_kappa(judged, open_page) -> None:
+    at = open_page(judged["tokens"]["boss"], "agreement")
     metrics = _metrics(at)
     assert len(metrics) == 6
     assert metrics["Judgments"] == str(len(LABELS)) and metrics["Annotators"] == "2"
@@ -135,12 +119,13 @@ def test_agreement_shows_six_cards_and_sklearn_kappa(judged) -> None:
 
 # --- adjudication -------------------------------------------------------------------------------
 
-def test_adjudication_shows_the_first_disagreement_and_stores_one_decision(judged) -> None:
+def test_adjudication_shows_the_first_disagreement_and_stores_one_decision(
+        judged, open_page) -> None:
     engine = judged["engine"]
     queue = adjudication_queue(_latest(engine), LabelScale.binary().values)
     topic, doc = str(queue["topic"].iat[0]), str(queue["doc"].iat[0])
     assert doc in {"d2", "d3"}
-    at = _open(judged["tokens"]["referee"], "adjudicate")
+    at = open_page(judged["tokens"]["referee"], "adjudicate")
     html = " ".join(h.value for h in at.get("html"))
     assert f"body of document {doc} about" in html       # "widgets" is highlighted
     assert "2 disagreements wait for a decision" in html
@@ -171,8 +156,8 @@ def downloads(monkeypatch) -> dict[str, bytes]:
     return offered
 
 
-def test_export_offers_the_consensus_qrels(judged, downloads) -> None:
-    at = _open(judged["tokens"]["boss"], "export")
+def test_export_offers_the_consensus_qrels(judged, downloads, open_page) -> None:
+    at = open_page(judged["tokens"]["boss"], "export")
     assert at.selectbox(key=keys.EXPORT_POLICY).value == "majority"
     assert at.get("download_button")
     qrels, _ = consensus_qrels(_latest(judged["engine"]), LabelScale.binary().values,
@@ -186,7 +171,7 @@ def test_export_offers_the_consensus_qrels(judged, downloads) -> None:
 
 # --- evaluate -----------------------------------------------------------------------------------
 
-def test_evaluate_without_runs_shows_the_qrels_summary(judged) -> None:
-    at = _open(judged["tokens"]["boss"], "evaluate")
+def test_evaluate_without_runs_shows_the_qrels_summary(judged, open_page) -> None:
+    at = open_page(judged["tokens"]["boss"], "evaluate")
     assert not at.error and not at.dataframe
     assert any("Current qrels: 6 judged pairs over 1 topics" in c.value for c in at.caption)

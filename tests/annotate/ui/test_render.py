@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import html
 import re
 from html.parser import HTMLParser
 
 import pytest
 
-from annotate.ui.render import document_html, highlight, query_terms, text_html
+from annotate.ui.render import document_html, highlight, md_escape, query_terms, text_html
 
 
 class _Tags(HTMLParser):
@@ -75,3 +76,22 @@ def test_query_terms_drop_stop_words_and_short_words_keep_order() -> None:
 
 def test_text_html_keeps_text_and_escapes() -> None:
     assert text_html("x <b>", ["x"]) == '<div class="pj-text"><mark>x</mark> &lt;b&gt;</div>'
+
+
+MARKDOWN_TRAPS = [
+    "[x](http://evil)", "![i](http://evil/i.png)", "# heading", "**bold** _it_ `code`",
+    "<b>raw</b>", "$x^2$", ":red[red] :material/home:", "1. list", "- item", "a\\b",
+    "line one\nline two", "| a | b |",
+]
+
+
+@pytest.mark.parametrize("text", MARKDOWN_TRAPS)
+def test_md_escape_renders_literally(text: str) -> None:
+    """CommonMark (markdown-it, the reference parser family) renders the escaped text as one
+    paragraph of exactly the original characters (line breaks as spaces): no link, image,
+    heading, emphasis, code, list or raw HTML."""
+    from markdown_it import MarkdownIt
+
+    rendered = MarkdownIt("commonmark").enable("table").render(md_escape(text))
+    literal = " ".join(text.splitlines())
+    assert rendered == f"<p>{html.escape(literal, quote=False)}</p>\n"

@@ -1,0 +1,7 @@
+"""People page (admins): a campaign's people; add some (links shown once) or remove one."""
+
+from annotate.ui import admin, people, session
+
+user = session.require_role("admin")
+engine = session.engine()
+people.render_people(engine, admin.pick_campaign(engine, user), user)

@@ -1,0 +1,305 @@
+"""AppTest (no browser): what the overview, export, agreement and adjudication pages show.
+
+Campaign ``c``: binary scale, overlap 2, topic 7 (d1..d4) and topic 8 (d5, d6). ``ann1`` judged
+all six documents and later changed d4 from 0 to 1 (a version 2); ``ann2`` judged all but d4.
+They agree on d1, d5 and d6 and disagree on d2 and d3 (ann1 says 1, ann2 says 0); the
+adjudicator ``referee`` already decided d2 = 1. Judgment times are fixed (see ``JUDGED``), so
+every expected number below follows from this table.
+"""
+
+from __future__ import annotations
+
+import io
+import zlib
+
+import pandas as pd
+import pytest
+from markdown_it import MarkdownIt
+from sklearn.metrics import cohen_kappa_score
+from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
+from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+from streamlit.testing.v1 import AppTest
+from streamlit.testing.v1.element_tree import UnknownElement
+
+from annotate import store
+from annotate.agreement import agreement_report
+from annotate.consensus import Policy, consensus_qrels, disagreements
+from annotate.db import session_scope
+from annotate.records import Label, LabelScale
+from annotate.ui import keys
+from annotate.ui.admin import hourly_rates
+from annotate.ui.agreement_view import confusion, kappa_heat
+from annotate.ui.render import md_escape
+
+DOCS = {"d1": "7", "d2": "7", "d3": "7", "d4": "7", "d5": "8", "d6": "8"}
+SCALE = LabelScale.binary()
+# (annotator, doc, label, time, kind, comment); rows in import order.
+JUDGED = [
+    ("ann1", "d1", 1, "2026-01-01T10:05:00Z", "judgment", ""),
+    ("ann1", "d2", 1, "2026-01-01T10:10:00Z", "judgment", ""),
+    ("ann1", "d3", 1, "2026-01-01T10:20:00Z", "judgment", ""),
+    ("ann1", "d4", 0, "2026-01-01T11:05:00Z", "judgment", ""),
+    ("ann1", "d5", 0, "2026-01-01T11:30:00Z", "judgment", ""),
+    ("ann1", "d6", 1, "2026-01-01T11:59:00Z", "judgment", ""),
+    ("ann2", "d1", 1, "2026-01-01T09:15:00Z", "judgment", ""),
+    ("ann2", "d2", 0, "2026-01-01T11:15:00Z", "judgment", ""),
+    ("ann2", "d3", 0, "2026-01-01T11:45:00Z", "judgment", "only a passing mention"),
+    ("ann2", "d5", 0, "2025-12-30T08:00:00Z", "judgment", ""),   # older than 24 hours
+    ("ann2", "d6", 1, "2026-01-01T10:30:00Z", "judgment", ""),
+    ("referee", "d2", 1, "2026-01-01T11:50:00Z", "adjudication", ""),
+]
+CHANGED = ("ann1", "d4", 1, "2026-01-01T11:58:00Z", "judgment", "second look")  # version 2
+
+
+def _import(session, campaign: str, rows: list[tuple]) -> None:
+    frame = pd.DataFrame(rows, columns=["annotator", "doc", "label", "time", "kind", "comment"])
+    store.import_judgments(session, campaign=campaign, frame=frame.assign(
+        topic=frame["doc"].map(DOCS)), source="human")
+
+
+@pytest.fixture
+def db(app_db):
+    return app_db
+
+
+@pytest.fixture
+def tokens(db, collection) -> dict[str, str]:
+    with session_scope(db) as session:
+        store.create_campaign(session, name="c", scale=SCALE, overlap=2,
+                              **collection(DOCS, "body of"))
+        found = {n: store.add_annotator(session, campaign="c", name=n, role=r)
+                 for n, r in (("ann1", "annotator"), ("ann2", "annotator"),
+                              ("referee", "adjudicator"), ("boss", "admin"))}
+        _import(session, "c", JUDGED)
+    with session_scope(db) as session:   # a separate import: a second version of ann1's d4
+        _import(session, "c", [CHANGED])
+    return found
+
+
+@pytest.fixture
+def downloads(monkeypatch) -> dict[str, bytes]:
+    """The bytes each download button offers, by file name (AppTest drops its media storage
+    after every run, so they are recorded as the app stores them)."""
+    offered: dict[str, bytes] = {}
+    original = MemoryMediaFileStorage.load_and_get_id
+
+    def record(self, path_or_data, mimetype, kind, filename=None):
+        if filename is not None and isinstance(path_or_data, bytes | str):
+            offered[filename] = (path_or_data.encode() if isinstance(path_or_data, str)
+                                 else path_or_data)
+        return original(self, path_or_data, mimetype, kind, filename)
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
+    return offered
+
+
+def _frame(engine, latest_only: bool = True) -> pd.DataFrame:
+    with session_scope(engine, readonly=True) as session:
+        return store.judgments_frame(session, campaign="c", latest_only=latest_only)
+
+
+def _charts(at: AppTest) -> list[pd.DataFrame]:
+    """The data of every Vega-Lite chart on the page (one dataset each)."""
+    def walk(node):
+        for child in getattr(node, "children", {}).values():
+            if isinstance(child, UnknownElement) and child.type == "vega_lite_chart":
+                yield child
+            yield from walk(child)
+
+    frames = []
+    for chart in walk(at.main):
+        (dataset,) = chart.proto.datasets
+        frames.append(convert_arrow_bytes_to_pandas_df(dataset.data.data))
+    return frames
+
+
+def _selectbox(at: AppTest, label: str):
+    (found,) = [s for s in at.selectbox if s.label == label]
+    return found
+
+
+def _literal(markdown: str, text: str) -> None:
+    """``markdown`` holds ``text`` escaped, and renders it as plain text: no link, no image."""
+    assert md_escape(text) in markdown
+    rendered = MarkdownIt("commonmark").render(markdown)
+    assert "<a " not in rendered and "<img" not in rendered and text in rendered
+
+
+# --- overview -----------------------------------------------------------------------------------
+
+def test_overview_tables_metrics_and_hourly_chart(db, tokens, open_page) -> None:
+    at = open_page(tokens["boss"], "overview")
+    assert [s.value for s in at.subheader] == [
+        "By topic", "By annotator", "Judgments per hour (last 24 hours of activity)"]
+    # needed: 4 pairs x 2 and 2 pairs x 2; done: first judgments of ann1 and ann2 per topic.
+    assert {m.label: m.value for m in at.metric} == {
+        "Judgments done": "11 / 12", "Complete": "92%",
+        # first judgments from 10:59 to 11:59: ann1's d4, d5, d6; ann2's d2, d3 (not ann1's
+        # change of d4 at 11:58, nor the referee's adjudication)
+        "Judgments in the last active hour": "5",
+        "Time left at that pace": "0.2 h"}               # 1 judgment left / 5 per hour
+    topics = at.dataframe[0].value
+    assert topics[["topic", "pairs", "judgments_needed", "judgments_done"]].to_numpy().tolist() \
+        == [["7", 4, 8, 7], ["8", 2, 4, 4]]
+    assert topics["share"].tolist() == pytest.approx([7 / 8, 1.0])
+    people = at.dataframe[1].value
+    assert people.index.tolist() == ["ann1", "ann2", "total"]
+    assert people.columns.tolist() == ["7", "8", "total"]
+    assert people.to_numpy().tolist() == [[4, 2, 6], [3, 2, 5], [7, 4, 11]]
+    (chart,) = _charts(at)
+    with session_scope(db, readonly=True) as session:
+        times = store.judgment_times(session, campaign="c")
+    rates = hourly_rates(times, pd.Timestamp("2026-01-01 11:59"))
+    expected = [(pd.Timestamp(f"2026-01-01 {h}:00"), a, n) for h, a, n in
+                [("09", "ann2", 1), ("10", "ann1", 3), ("10", "ann2", 1), ("11", "ann1", 3),
+                 ("11", "ann2", 2)]]
+    assert list(rates.itertuples(index=False, name=None)) == expected   # the 2025 row is out
+    assert len(times) == 10  # first judgments within 24 h of the newest: not the 2025 one
+    shown = chart[["hour", "annotator", "judgments"]].sort_values(["hour", "annotator"])
+    assert list(shown.itertuples(index=False, name=None)) == expected
+
+
+def test_hourly_rates_without_judgments_is_empty() -> None:
+    empty = pd.DataFrame(columns=["annotator", "created_at", "seconds"])
+    assert hourly_rates(empty, pd.Timestamp("2026-01-01")).columns.tolist() == [
+        "hour", "annotator", "judgments"]
+
+
+# --- export -------------------------------------------------------------------------------------
+
+def test_export_offers_qrels_provenance_and_every_row(db, tokens, downloads, open_page) -> None:
+    at = open_page(tokens["boss"], "export")
+    latest, every = _frame(db), _frame(db, latest_only=False)
+    assert (len(latest), len(every)) == (12, 13)
+    assert at.main.caption[0].value == "6 judged pairs in the qrels; 13 judgment rows in total."
+    qrels, provenance = consensus_qrels(latest, SCALE.values, Policy.parse("majority"))
+    # majority, ties to the lower label: d2 and d3 tie (1 vs 0) -> 0; d4 is ann1's version 2.
+    assert downloads["c.qrels"].decode() == "".join(
+        f"{t} 0 {d} {lab}\n" for t, d, lab in qrels.to_numpy()) == (
+        "7 0 d1 1\n7 0 d2 0\n7 0 d3 0\n7 0 d4 1\n8 0 d5 0\n8 0 d6 1\n")
+    shown = _read_tsv(downloads["c.provenance.tsv"])
+    assert shown.columns.tolist() == provenance.columns.tolist()
+    assert shown.astype(str).to_numpy().tolist() == provenance.astype(str).to_numpy().tolist()
+    assert at.dataframe[0].value.astype(str).to_numpy().tolist() == \
+        provenance.astype(str).to_numpy().tolist()
+    rows = _read_tsv(downloads["c.judgments.tsv"])
+    assert rows.columns.tolist() == every.columns.tolist()
+    columns = ["annotator", "topic", "doc", "label", "version", "kind", "source", "comment"]
+    assert rows[columns].to_numpy().tolist() == \
+        every[columns].fillna("").astype(str).to_numpy().tolist()
+    assert rows[["annotator", "doc", "label", "version", "comment"]].iloc[-1].tolist() == \
+        ["ann1", "d4", "1", "2", "second look"]
+
+
+def test_export_follows_the_chosen_policy(db, tokens, downloads, open_page) -> None:
+    at = open_page(tokens["boss"], "export")
+    at.selectbox(key=keys.EXPORT_POLICY).select("adjudicated").run()
+    qrels, _ = consensus_qrels(_frame(db), SCALE.values, Policy.parse("adjudicated"))
+    assert qrels.loc[qrels["doc"] == "d2", "label"].tolist() == [1]      # the referee's label
+    assert downloads["c.qrels"].decode() == "".join(
+        f"{t} 0 {d} {lab}\n" for t, d, lab in qrels.to_numpy())
+    assert downloads["c.qrels"].decode().splitlines()[1] == "7 0 d2 1"
+
+
+def _read_tsv(data: bytes) -> pd.DataFrame:
+    return pd.read_csv(io.BytesIO(data), sep="\t", dtype=str, keep_default_na=False)
+
+
+# --- agreement ----------------------------------------------------------------------------------
+
+def test_agreement_tables_heat_map_confusion_and_disagreements(db, tokens, open_page) -> None:
+    at = open_page(tokens["boss"], "agreement")
+    latest = _frame(db)
+    votes = latest[latest["kind"] == "judgment"]
+    report = agreement_report(votes, SCALE.values)
+    pairs = at.dataframe[0].value
+    assert {"kappa_ci_low", "kappa_ci_high"} <= set(pairs.columns)
+    assert pairs.columns.tolist() == report.pairs.columns.tolist()
+    assert pairs.astype(str).to_numpy().tolist() == report.pairs.astype(str).to_numpy().tolist()
+    # ann1 (1, 1, 1, 0, 1) and ann2 (1, 0, 0, 0, 1) on d1, d2, d3, d5, d6
+    kappa = cohen_kappa_score([1, 1, 1, 0, 1], [1, 0, 0, 0, 1])
+    assert float(pairs["cohen_kappa"].iat[0]) == pytest.approx(kappa, abs=1e-12)
+    # both topics mix labels, so every resample of topics has a kappa: a finite interval
+    low, high = float(pairs["kappa_ci_low"].iat[0]), float(pairs["kappa_ci_high"].iat[0])
+    assert -1 <= low <= kappa <= high <= 1 and low < high
+    (heat,) = _charts(at)
+    assert heat[["a", "b"]].to_numpy().tolist() == [["ann1", "ann2"], ["ann2", "ann1"]]
+    assert heat["cohen_kappa"].tolist() == pytest.approx([kappa, kappa])
+    assert kappa_heat(report.pairs).equals(heat[["a", "b", "cohen_kappa"]])
+    assert "Confusion matrix: ann1 × ann2" in [s.value for s in at.subheader]
+    matrix = at.dataframe[1].value
+    assert matrix.to_numpy().tolist() == [[1, 0], [2, 2]]   # rows ann1, columns ann2
+    assert matrix.to_numpy().tolist() == confusion(latest, "ann1", "ann2", (0, 1)).to_numpy(
+        ).tolist()
+    worst = at.dataframe[2].value
+    expected = disagreements(latest, SCALE.values)
+    assert worst[["topic", "doc", "votes", "n_votes", "spread"]].to_numpy().tolist() == [
+        ["7", "d2", "ann1=1 ann2=0", 2, 1], ["7", "d3", "ann1=1 ann2=0", 2, 1]]
+    assert worst["adjudicator"].tolist()[0] == "referee" and pd.isna(worst["adjudicator"].iat[1])
+    assert worst.astype(str).to_numpy().tolist() == expected.astype(str).to_numpy().tolist()
+
+
+def test_the_confusion_matrix_follows_the_chosen_annotators(tokens, open_page) -> None:
+    at = open_page(tokens["boss"], "agreement")
+    _selectbox(at, "Annotator A").select("ann2")
+    _selectbox(at, "Annotator B").select("ann1")
+    at.run()
+    assert "Confusion matrix: ann2 × ann1" in [s.value for s in at.subheader]
+    assert at.dataframe[1].value.to_numpy().tolist() == [[1, 2], [0, 2]]
+
+
+def test_confusion_keeps_the_whole_scale() -> None:
+    latest = pd.DataFrame({"annotator": ["a", "b", "a", "b"], "topic": "7",
+                           "doc": ["d1", "d1", "d2", "d2"], "label": [2, 2, 0, 2],
+                           "kind": "judgment"})
+    table = confusion(latest, "a", "b", (0, 1, 2))
+    assert table.index.tolist() == table.columns.tolist() == [0, 1, 2]
+    assert table.to_numpy().tolist() == [[0, 0, 1], [0, 0, 0], [0, 0, 1]]
+    assert (table.index.name, table.columns.name) == ("a →", "b ↓")
+
+
+# --- adjudication -------------------------------------------------------------------------------
+
+def test_an_adjudicator_decides_the_remaining_disagreement(db, tokens, open_page) -> None:
+    at = open_page(tokens["referee"], "adjudicate")
+    assert at.session_state[keys.USER].role == "adjudicator"
+    html = [h.value for h in at.get("html")]
+    assert '<div class="pj-caption">1 disagreements wait for a decision.</div>' in html
+    assert '<div class="pj-caption">Votes: ann1=1 ann2=0</div>' in html
+    assert '<div class="pj-caption pj-doc-id">Document d3</div>' in html
+    assert '<div class="pj-text">Comments:\nann2: only a passing mention</div>' in html
+    item = zlib.crc32(b"7\td3")
+    assert [at.button(key=keys.adjudicate_key(item, v)).label for v in (0, 1)] == [
+        "0 · Not relevant", "1 · Relevant"]
+    at.button(key=keys.adjudicate_key(item, 0)).click().run()
+    decided = _frame(db).query("kind == 'adjudication'")
+    assert decided[["annotator", "topic", "doc", "label", "source"]].to_numpy().tolist() == [
+        ["referee", "7", "d2", 1, "human"], ["referee", "7", "d3", 0, "human"]]
+    html = [h.value for h in at.get("html")]
+    assert '<div class="pj-caption">Decided 0 for topic 7, document d3.</div>' in html
+    assert '<div class="pj-caption">0 disagreements wait for a decision.</div>' in html
+    assert "No disagreement waits" in at.success[0].value and not at.button
+
+
+# --- names from uploads are never Markdown ------------------------------------------------------
+
+EVIL = "[x](http://evil) ![i](http://evil/i.png)"
+
+
+def test_annotator_and_label_names_render_literally_on_admin_pages(
+        db, open_page, collection) -> None:
+    scale = LabelScale((Label(0, f"no {EVIL}"), Label(1, "yes")))
+    with session_scope(db) as session:
+        store.create_campaign(session, name="c", scale=scale, overlap=2,
+                              **collection(DOCS, "body of"))
+        found = {n: store.add_annotator(session, campaign="c", name=n, role=r)
+                 for n, r in ((EVIL, "annotator"), ("ann2", "annotator"),
+                              ("referee", "adjudicator"), ("boss", "admin"))}
+        _import(session, "c", [(EVIL, "d1", 1, "", "judgment", ""),
+                               ("ann2", "d1", 0, "", "judgment", "")])
+    at = open_page(found["boss"], "agreement")
+    (heading,) = [s.value for s in at.subheader if s.value.startswith("Confusion matrix")]
+    _literal(heading, EVIL)
+    assert _selectbox(at, "Annotator A").value == EVIL   # options are plain text: unescaped
+    at = open_page(found["referee"], "adjudicate")
+    _literal(at.button(key=keys.adjudicate_key(zlib.crc32(b"7\td1"), 0)).label, f"no {EVIL}")

@@ -1,0 +1,260 @@
+"""AppTest (no browser): the judging page's logic beyond a plain label press.
+
+Campaign ``c``: a custom binary scale with descriptions, guidelines, overlap 2, order
+``topic`` (so the queue is d1, d2, d3 of topic 7, then d4, d5 of topic 8), annotators ``ann``
+and ``other``. Names from uploads that look like Markdown must render literally.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+
+import pandas as pd
+import pytest
+import sqlalchemy as sa
+from markdown_it import MarkdownIt
+from streamlit.testing.v1 import AppTest
+
+from annotate import store
+from annotate.db import session_scope
+from annotate.records import Label, LabelScale
+from annotate.ui import keys
+from annotate.ui.judge import eta_seconds
+from annotate.ui.render import md_escape
+
+DOCS = {"d1": "7", "d2": "7", "d3": "7", "d4": "8", "d5": "8"}
+SCALE = LabelScale((Label(0, "Off topic", "nothing about the topic"),
+                    Label(1, "On topic", "answers the narrative")))
+GUIDELINES = "Judge the document, not the site.\nWhen unsure: <b>skip</b>."
+EVIL = "[x](http://evil) ![i](http://evil/i.png)"
+
+
+@pytest.fixture
+def db(app_db):
+    return app_db
+
+
+@pytest.fixture
+def make(app_db, collection):
+    """``make(name="c", …)``: :func:`_campaign` on the app's database and this collection."""
+    return functools.partial(_campaign, app_db, collection(DOCS, "text of"))
+
+
+def _campaign(engine, documents: dict, name: str = "c", *, scale: LabelScale = SCALE,
+              show_others: bool = False, people: tuple[str, ...] = ("ann", "other"),
+              judged: list[tuple] = ()) -> dict[str, str]:
+    """Create campaign ``name``; import ``judged`` rows (annotator, doc, label[, seconds]);
+    the login token of each person."""
+    with session_scope(engine) as session:
+        store.create_campaign(session, name=name, scale=scale, overlap=2, order="topic",
+                              guidelines=GUIDELINES, show_others_labels=show_others,
+                              **documents)
+        tokens = {n: store.add_annotator(session, campaign=name, name=n) for n in people}
+        if judged:
+            frame = pd.DataFrame([row[:3] for row in judged], columns=["annotator", "doc", "label"])
+            frame["topic"] = frame["doc"].map(DOCS)
+            frame["seconds"] = [str(row[3]) if len(row) > 3 else "" for row in judged]
+            store.import_judgments(session, campaign=name, frame=frame, source="human")
+    return tokens
+
+
+def _doc(at: AppTest) -> str:
+    return at.session_state[keys.CURRENT].doc_id
+
+
+def _shown_doc(at: AppTest) -> str:
+    """The document id in the document frame's caption (what is on screen, not in state)."""
+    captions = [h.value for h in at.get("html") if "pj-doc-id" in h.value]
+    assert len(captions) == 1, captions
+    return captions[0].split("Document ", 1)[1].split("<", 1)[0]
+
+
+def _judgments(engine, campaign: str = "c", latest_only: bool = True) -> pd.DataFrame:
+    with session_scope(engine, readonly=True) as session:
+        return store.judgments_frame(session, campaign=campaign, latest_only=latest_only)
+
+
+def _pair_id(engine, doc: str) -> int:
+    with session_scope(engine, readonly=True) as session:
+        return store.pair_by_key(session, campaign="c", topic=DOCS[doc], doc=doc).pair_id
+
+
+def _press_label(at: AppTest, value: int) -> AppTest:
+    pair = at.session_state[keys.CURRENT].pair_id
+    return at.button(key=keys.label_key(pair, value)).click().run()
+
+
+def _literal(markdown: str, text: str) -> None:
+    """``markdown`` holds ``text`` escaped, and renders it as plain text: no link, no image."""
+    assert md_escape(text) in markdown
+    rendered = MarkdownIt("commonmark").render(markdown)
+    assert "<a " not in rendered and "<img" not in rendered
+    assert text in rendered
+
+
+# --- skip, comment, going back ------------------------------------------------------------------
+
+def test_skip_for_now_shows_another_pair_and_brings_the_skipped_one_back_last(
+        db, make, open_page) -> None:
+    at = open_page(make()["ann"])
+    assert _doc(at) == _shown_doc(at) == "d1"
+    at.button(key=keys.skip_key(at.session_state[keys.CURRENT].pair_id)).click().run()
+    assert _doc(at) == _shown_doc(at) == "d2"
+    assert _judgments(db).empty
+    with session_scope(db, readonly=True) as session:
+        skipped = session.execute(sa.text("SELECT pair_id FROM skip")).scalars().all()
+    assert skipped == [_pair_id(db, "d1")]
+    shown = []
+    for _ in range(4):
+        shown.append(_doc(at))
+        _press_label(at, 1)
+    assert shown == ["d2", "d3", "d4", "d5"]
+    assert _doc(at) == "d1" and at.session_state[keys.CURRENT].pair_id == skipped[0]
+    assert sorted(_judgments(db)["doc"]) == ["d2", "d3", "d4", "d5"]
+
+
+def test_a_comment_typed_before_the_label_is_stored_with_the_judgment(db, make, open_page) -> None:
+    at = open_page(make()["ann"])
+    pair = at.session_state[keys.CURRENT].pair_id
+    at.text_input(key=keys.comment_key(pair)).input("  relevant only for paragraph 2 ")
+    at.button(key=keys.label_key(pair, 1)).click().run()
+    _press_label(at, 0)                                  # d2, without a comment
+    rows = _judgments(db)
+    assert rows["doc"].tolist() == ["d1", "d2"]
+    assert rows["comment"].iat[0] == "relevant only for paragraph 2"
+    assert pd.isna(rows["comment"].iat[1])
+
+
+def test_going_back_then_back_to_new_pairs_returns_to_the_claimed_pair(db, make, open_page) -> None:
+    at = open_page(make()["ann"])
+    _press_label(at, 1)                                  # d1 -> 1; d2 is claimed now
+    claimed = at.session_state[keys.CURRENT]
+    at.button(key=keys.back_key(claimed.pair_id)).click().run()
+    assert _shown_doc(at) == "d1" and at.session_state[keys.BACK_STEPS] == 1
+    assert "changing an earlier judgment (your label: 1 · On topic)" in at.warning[0].value
+    before = _judgments(db, latest_only=False)
+    d1 = _pair_id(db, "d1")
+    assert at.button(key=keys.label_key(d1, 1)).proto.type == "primary"
+    assert at.button(key=keys.label_key(d1, 0)).proto.type == "secondary"
+    assert not [b for b in at.button if b.key == keys.skip_key(d1)]
+    at.button(key=keys.FORWARD).click().run()
+    assert at.session_state[keys.BACK_STEPS] == 0 and not at.warning
+    assert _shown_doc(at) == "d2" and at.session_state[keys.CURRENT] == claimed
+    assert at.button(key=keys.skip_key(claimed.pair_id)).label == "Skip for now"
+    assert _judgments(db, latest_only=False).equals(before)    # nothing written meanwhile
+
+
+def test_a_label_given_to_an_earlier_pair_is_a_new_version(db, make, open_page) -> None:
+    at = open_page(make()["ann"])
+    _press_label(at, 1)
+    claimed = at.session_state[keys.CURRENT]
+    at.button(key=keys.back_key(claimed.pair_id)).click().run()
+    at.button(key=keys.label_key(_pair_id(db, "d1"), 0)).click().run()
+    every = _judgments(db, latest_only=False)
+    assert every[["doc", "label", "version"]].to_numpy().tolist() == [["d1", 1, 1],
+                                                                      ["d1", 0, 2]]
+    assert at.session_state[keys.BACK_STEPS] == 0 and _shown_doc(at) == "d2"
+    assert at.session_state[keys.CURRENT] == claimed
+
+
+
+# --- what the page shows ------------------------------------------------------------------------
+
+def test_guidelines_and_label_descriptions_are_shown(make, open_page) -> None:
+    at = open_page(make()["ann"])
+    guidelines, labels = at.sidebar.expander
+    assert (guidelines.label, labels.label) == ("Guidelines", "Labels")
+    assert [h.value for h in guidelines.get("html")] == [
+        '<div class="pj-text">Judge the document, not the site.\n'
+        "When unsure: &lt;b&gt;skip&lt;/b&gt;.</div>"]
+    assert [h.value for h in labels.get("html")] == [
+        '<div class="pj-text">0 · Off topic: nothing about the topic</div>',
+        '<div class="pj-text">1 · On topic: answers the narrative</div>']
+    pair = at.session_state[keys.CURRENT].pair_id
+    off, on = at.button(key=keys.label_key(pair, 0)), at.button(key=keys.label_key(pair, 1))
+    assert (off.label, off.help) == ("0 · Off topic", "nothing about the topic")
+    assert (on.label, on.help) == ("1 · On topic", "answers the narrative")
+
+
+def test_progress_and_time_left_follow_the_store(db, make, open_page) -> None:
+    # ann judged topic 7 (600, 900 and 1200 s: median 900 s); other judged d1 and d4.
+    tokens = make(judged=[("ann", "d1", 1, 600), ("ann", "d2", 0, 900),
+                                   ("ann", "d3", 1, 1200), ("other", "d1", 1),
+                                   ("other", "d4", 0)])
+    at = open_page(tokens["ann"])
+    assert _doc(at) == "d4"                              # topic 8 is what is left for ann
+    with session_scope(db, readonly=True) as session:
+        me = store.annotator_id(session, campaign="c", name="ann")
+        progress = store.progress(session, campaign="c", annotator_id=me)
+    by_topic = progress.set_index("topic")
+    assert by_topic.loc["8", ["judgments_done", "judgments_needed"]].tolist() == [1, 4]
+    assert by_topic.loc["7", ["judgments_done", "judgments_needed"]].tolist() == [4, 6]
+    assert int(progress["annotator_done"].sum()) == 3
+    topic, overall = at.get("progress")
+    assert (topic.value, topic.proto.text) == (25, "This topic: 1 of 4 judgments")
+    assert (overall.value, overall.proto.text) == (50, "Campaign: 5 of 10 judgments")
+    # 10 needed - 5 done = 5 judgments x 900 s = 4500 s = 75 min.
+    assert eta_seconds(5, [600.0, 900.0, 1200.0]) == 4500.0
+    assert ("You judged 3 pairs. Time left for the campaign at your pace: 1 h 15 min."
+            in [c.value for c in at.caption])
+
+
+def test_eta_seconds() -> None:
+    assert eta_seconds(0, []) == 0.0
+    assert eta_seconds(3, []) is None
+    assert eta_seconds(4, [10.0, -1.0, 30.0, 20.0]) == 80.0   # negative times are ignored
+
+
+def test_before_any_timed_judgment_the_time_left_is_unknown(make, open_page) -> None:
+    at = open_page(make(judged=[("ann", "d1", 1)])["ann"])    # imported without seconds
+    assert ("You judged 1 pairs. Time left for the campaign at your pace: unknown yet."
+            in [c.value for c in at.caption])
+
+
+@pytest.mark.parametrize("show_others", [False, True])
+def test_others_labels_only_when_the_campaign_allows_it(show_others, make, open_page) -> None:
+    tokens = make(show_others=show_others, judged=[("other", "d1", 0)])
+    at = open_page(tokens["ann"])
+    assert _doc(at) == "d1"
+    others = [c.value for c in at.caption if c.value.startswith("Other annotators")]
+    assert others == (["Other annotators: other: 0"] if show_others else [])
+    page = " ".join([*(h.value for h in at.get("html")), *(c.value for c in at.caption)])
+    assert ("other: 0" in page) == show_others
+
+
+def test_the_seconds_spent_are_measured_from_the_pair_appearing(db, make, open_page) -> None:
+    at = open_page(make()["ann"])
+    time.sleep(0.3)
+    started = time.monotonic()
+    _press_label(at, 1)
+    elapsed = time.monotonic() - started
+    rows = _judgments(db)
+    assert rows["doc"].tolist() == ["d1"] and rows["position"].tolist() == [1]
+    assert 0.3 <= rows["seconds"].iat[0] <= 0.3 + elapsed + 5
+
+
+# --- names from uploads are never Markdown ------------------------------------------------------
+
+def test_label_and_annotator_names_render_literally(make, open_page) -> None:
+    scale = LabelScale((Label(0, f"no {EVIL}", f"see {EVIL}"), Label(1, "yes")))
+    name = f"c {EVIL}"
+    tokens = make(name, scale=scale, show_others=True, people=(f"me {EVIL}", EVIL),
+                       judged=[(EVIL, "d1", 0)])
+    at = open_page(tokens[f"me {EVIL}"])
+    sidebar = [c.value for c in at.sidebar.caption]
+    assert len(sidebar) == 1
+    _literal(sidebar[0], f"me {EVIL}")
+    _literal(sidebar[0], name)
+    pair = at.session_state[keys.CURRENT].pair_id
+    button = at.button(key=keys.label_key(pair, 0))
+    _literal(button.label, f"no {EVIL}")
+    _literal(button.help, f"see {EVIL}")
+    (shortcuts,) = [c.value for c in at.caption if c.value.startswith("Keys:")]
+    _literal(shortcuts, f"no {EVIL}")
+    (others,) = [c.value for c in at.caption if c.value.startswith("Other annotators")]
+    _literal(others, EVIL)
+    assert others.endswith(": 0")
+    button.click().run()                                 # d1 -> 0, then back to it
+    at.button(key=keys.back_key(at.session_state[keys.CURRENT].pair_id)).click().run()
+    _literal(at.warning[0].value, f"no {EVIL}")
