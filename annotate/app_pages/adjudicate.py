@@ -2,5 +2,5 @@
 
 from annotate.ui import agreement_view, session
 
-user = session.require_role("adjudicator", "admin")
+user = session.require_page(__file__)
 agreement_view.render_adjudication(session.engine(), user)

@@ -2,6 +2,6 @@
 
 from annotate.ui import admin, agreement_view, session
 
-user = session.require_role("admin")
+user = session.require_page(__file__)
 engine = session.engine()
 agreement_view.render_agreement(engine, admin.pick_campaign(engine, user))

@@ -2,5 +2,5 @@
 
 from annotate.ui import create, session
 
-session.require_role("admin")
+session.require_page(__file__)
 create.render_create(session.engine())

@@ -1,7 +1,6 @@
 """Judging page (every role)."""
 
-from annotate.records import ANNOTATOR_ROLES
 from annotate.ui import judge, session
 
-user = session.require_role(*ANNOTATOR_ROLES)
+user = session.require_page(__file__)
 judge.render(session.engine(), user)

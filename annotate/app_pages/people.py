@@ -2,6 +2,6 @@
 
 from annotate.ui import admin, people, session
 
-user = session.require_role("admin")
+user = session.require_page(__file__)
 engine = session.engine()
 people.render_people(engine, admin.pick_campaign(engine, user), user)

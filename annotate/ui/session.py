@@ -3,33 +3,21 @@
 The token from the login link is kept in the browser session and checked against the store on
 every script run (one indexed lookup of its SHA-256 hash), so removing an annotator logs them out
 at their next click. A wrong or removed token yields no user and a clear message, nothing else.
-Every page starts with :func:`require_role`: a role the router should not have let in sees a
-refusal and nothing else.
+Every page starts with :func:`require_page`: a role its route (:mod:`annotate.ui.routes`) does
+not allow sees a refusal and nothing else.
 """
 
 from __future__ import annotations
-
-import os
 
 import streamlit as st
 from sqlalchemy import Engine
 
 from annotate import store
-from annotate.db import open_engine, session_scope
+from annotate.db import database_url, open_engine, session_scope
 from annotate.records import AnnotatorInfo
-from annotate.ui import keys
+from annotate.ui import keys, routes
 
-__all__ = ["DB_ENV", "database_url", "engine", "login", "require_role", "show_login_problem",
-           "user"]
-
-DB_ENV = "POOLJUDGE_DB"
-DEFAULT_DB = "sqlite:///pooljudge.db"
-
-
-def database_url() -> str:
-    """The database the app serves: ``$POOLJUDGE_DB``, else ``sqlite:///pooljudge.db``."""
-    return os.environ.get(DB_ENV) or DEFAULT_DB
-
+__all__ = ["engine", "login", "require_page", "require_role", "show_login_problem", "user"]
 
 @st.cache_resource(show_spinner=False)
 def _engine_for(url: str) -> Engine:
@@ -89,3 +77,9 @@ def require_role(*roles: str) -> AnnotatorInfo:
                  f"in as {found.role}.", icon=":material/block:")
         st.stop()
     return found
+
+
+def require_page(page_file: str) -> AnnotatorInfo:
+    """:func:`require_role` with the roles of the page script ``page_file`` in
+    :data:`annotate.ui.routes.ROUTES` (pages pass their ``__file__``)."""
+    return require_role(*sorted(routes.roles_of(page_file)))

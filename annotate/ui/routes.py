@@ -1,0 +1,54 @@
+"""The app's pages and the roles that see them: one table for the menu and the pages' checks.
+
+The router (``annotate/app.py``) offers a person only the pages whose roles include theirs, and
+every page script checks its own entry again (:func:`annotate.ui.session.require_page`), so a
+page reached some other way still refuses the wrong role. Page files live in ``app_pages/``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from annotate.records import ANNOTATOR_ROLES
+
+__all__ = ["PAGES", "ROUTES", "Route", "roles_of"]
+
+PAGES = Path(__file__).resolve().parents[1] / "app_pages"
+
+
+@dataclass(frozen=True)
+class Route:
+    """A page: its file in ``app_pages/``, menu title and icon, URL path and allowed roles."""
+
+    file: str
+    title: str
+    icon: str
+    url_path: str
+    roles: frozenset[str]
+
+
+_ADMIN = frozenset({"admin"})
+
+# The first page a person may see is their default page.
+ROUTES: tuple[Route, ...] = (
+    Route("judge.py", "Judge", ":material/gavel:", "judge", frozenset(ANNOTATOR_ROLES)),
+    Route("adjudicate.py", "Adjudicate", ":material/balance:", "adjudicate",
+          frozenset({"adjudicator", "admin"})),
+    Route("overview.py", "Overview", ":material/monitoring:", "overview", _ADMIN),
+    Route("agreement.py", "Agreement", ":material/handshake:", "agreement", _ADMIN),
+    Route("export.py", "Export", ":material/download:", "export", _ADMIN),
+    Route("evaluate.py", "Evaluate runs", ":material/leaderboard:", "evaluate", _ADMIN),
+    Route("create.py", "New campaign", ":material/add_circle:", "create", _ADMIN),
+    Route("people.py", "People", ":material/group:", "people", _ADMIN),
+)
+
+
+def roles_of(page_file: str) -> frozenset[str]:
+    """The roles allowed on the page whose script is ``page_file`` (a path or a file name);
+    KeyError for a file that is not a route."""
+    name = Path(page_file).name
+    for route in ROUTES:
+        if route.file == name:
+            return route.roles
+    raise KeyError(f"no route for page {name!r}")
