@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotate.ui.render import STYLE, md_escape
+from annotate.ui.render import STYLE, caption_html
 from annotate.ui.routes import PAGES, ROUTES
 from annotate.ui.session import login, show_login_problem
 
@@ -30,9 +30,9 @@ def main() -> None:
                 url_path=route.url_path, default=index == 0)
         for index, route in enumerate(r for r in ROUTES if user.role in r.roles)
     ]
-    with st.sidebar:
-        st.caption(f"{md_escape(user.name)} · {user.role} · "
-                   f"campaign **{md_escape(user.campaign_name)}**")
+    with st.sidebar:  # names come from uploads: escaped HTML, never Markdown
+        st.html(caption_html(f"{user.name} · {user.role} · campaign {user.campaign_name}",
+                             css_class="pj-identity"))
     st.navigation(pages, position="sidebar" if len(pages) > 1 else "hidden").run()
 
 

@@ -19,6 +19,7 @@ import contextlib
 import functools
 import hashlib
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -33,20 +34,33 @@ from sqlalchemy.pool import StaticPool
 from sqlmodel import Session
 
 from annotate.writer_queue import fcntl, writer_turn
-from pooljudge.errors import PoolJudgeError, UsageError
+from pooljudge.errors import PoolJudgeError, StorageError, UsageError
 
-__all__ = ["DEFAULT_URL", "database_url", "migration_config", "open_engine", "session_scope"]
+__all__ = ["DEFAULT_URL", "database_url", "migration_config", "open_engine", "pool_size",
+           "session_scope"]
 
 DEFAULT_URL = "sqlite:///pooljudge.db"
 MIGRATIONS = Path(__file__).with_name("migrations")
 BUSY_TIMEOUT_MS = 30_000
 _BEGIN_OPTION = "pooljudge_sqlite_begin"
 _MIGRATION_LOCK_KEY = 0x706F6F6C  # pg_advisory_xact_lock key: serialises concurrent upgrades
+_NO_SUCH_DATABASE = "3D000"  # PostgreSQL's SQLSTATE invalid_catalog_name
+# libpq reports a missing database at connection time without a SQLSTATE, only in its text.
+_NO_SUCH_DATABASE_TEXT = re.compile(r'database "[^"]*" does not exist')
 
 
 def database_url(url: str | None = None) -> str:
     """``url``, else ``$POOLJUDGE_DB``, else :data:`DEFAULT_URL`."""
     return url or os.environ.get("POOLJUDGE_DB") or DEFAULT_URL
+
+
+def pool_size() -> int:
+    """Connections a PostgreSQL engine keeps open: ``$POOLJUDGE_POOL_SIZE``, else 5
+    (SQLAlchemy's default); up to 10 more open while all are busy. UsageError if malformed."""
+    text = os.environ.get("POOLJUDGE_POOL_SIZE") or "5"
+    if not text.isdigit() or int(text) < 1:
+        raise UsageError(f"$POOLJUDGE_POOL_SIZE: must be a whole number >= 1, got {text!r}")
+    return int(text)
 
 
 def migration_config() -> Config:
@@ -56,11 +70,15 @@ def migration_config() -> Config:
     return config
 
 
-def open_engine(url: str | None = None, *, upgrade: bool = True) -> sa.Engine:
+def open_engine(url: str | None = None, *, upgrade: bool = True,
+                create: bool = True) -> sa.Engine:
     """An engine for ``url`` (see :func:`database_url`), upgraded to the newest schema.
 
     An older database is migrated in place (``alembic upgrade head``); it is never dropped or
-    recreated. A database newer than this pooljudge raises PoolJudgeError.
+    recreated. A database newer than this pooljudge raises PoolJudgeError. With ``create``
+    False (read-only commands) a SQLite file that does not exist, or a database without
+    pooljudge's tables, raises UsageError ``DB: no such database`` and nothing is created. A
+    PostgreSQL database is never created: a missing one raises the same UsageError.
     """
     url = database_url(url)
     try:
@@ -70,13 +88,13 @@ def open_engine(url: str | None = None, *, upgrade: bool = True) -> sa.Engine:
     shown = parsed.render_as_string(hide_password=True)
     try:
         if parsed.get_backend_name() == "sqlite":
-            engine = _sqlite_engine(parsed)
+            engine = _sqlite_engine(parsed, create=create)
         else:
-            engine = sa.create_engine(parsed, pool_recycle=3600)
+            engine = sa.create_engine(parsed, pool_recycle=3600, pool_size=pool_size())
     except (sa.exc.NoSuchModuleError, ModuleNotFoundError) as exc:
         raise UsageError(f"cannot open {shown}: no driver for it ({exc})") from None
     if upgrade:
-        _upgrade(engine, shown)
+        _upgrade(engine, shown, create=create)
     return engine
 
 
@@ -93,11 +111,32 @@ def session_scope(engine: sa.Engine, *, readonly: bool = False) -> Iterator[Sess
         try:
             yield session
             session.commit()
+        except sa.exc.OperationalError as exc:  # disk full, read-only, I/O error, server gone
+            _rollback_quietly(session)
+            raise StorageError(f"{_shown(engine)}: {_reason(exc)}; nothing of this transaction "
+                               "was stored") from None
         except BaseException:
             session.rollback()
             raise
         finally:
             session.close()
+
+
+def _rollback_quietly(session: Session) -> None:
+    """Roll back after a database fault; the connection may be gone, so a failing rollback is
+    ignored (the server or SQLite's journal undoes the transaction anyway)."""
+    with contextlib.suppress(sa.exc.SQLAlchemyError):
+        session.rollback()
+
+
+def _shown(engine: sa.Engine) -> str:
+    """The engine's URL without its password, as error messages name the database."""
+    return engine.url.render_as_string(hide_password=True)
+
+
+def _reason(exc: sa.exc.DBAPIError) -> str:
+    """The driver's message on one line (SQLAlchemy's own adds SQL and parameters)."""
+    return " ".join(str(exc.orig).split()) or type(exc.orig).__name__
 
 
 def _writer_lock_path(engine: sa.Engine) -> str | None:
@@ -128,10 +167,24 @@ def _exclusive(path: str | None) -> Iterator[None]:
         yield
 
 
-def _sqlite_engine(url: sa.URL) -> sa.Engine:
+def _no_such_database(error: BaseException) -> bool:
+    """Whether a driver error says the database does not exist (PostgreSQL)."""
+    return (getattr(error, "sqlstate", None) == _NO_SUCH_DATABASE
+            or _NO_SUCH_DATABASE_TEXT.search(str(error)) is not None)
+
+
+def _database_name(engine: sa.Engine, shown: str) -> str:
+    """A SQLite database's file name as given, else the URL without password."""
+    return (engine.url.database or shown) if engine.dialect.name == "sqlite" else shown
+
+
+def _sqlite_engine(url: sa.URL, *, create: bool) -> sa.Engine:
     memory = url.database in (None, "", ":memory:")
     if not memory:
-        folder = Path(url.database).expanduser().resolve().parent
+        path = Path(url.database).expanduser()
+        if not create and not path.exists():
+            raise UsageError(f"{url.database}: no such database")
+        folder = path.resolve().parent
         if not folder.is_dir():
             raise UsageError(f"cannot open {url.database}: folder {folder} does not exist")
     kwargs: dict = {"connect_args": {"timeout": BUSY_TIMEOUT_MS / 1000}}
@@ -158,9 +211,10 @@ def _sqlite_engine(url: sa.URL) -> sa.Engine:
     return engine
 
 
-def _upgrade(engine: sa.Engine, shown: str) -> None:
+def _upgrade(engine: sa.Engine, shown: str, *, create: bool = True) -> None:
     """Run ``alembic upgrade head`` unless the database is already there. A database that
-    cannot be reached or read (``shown``: its URL without password) raises UsageError."""
+    cannot be reached or read (``shown``: its URL without password), that does not exist, or
+    (unless ``create``) has no schema yet raises UsageError."""
     config = migration_config()
     script = ScriptDirectory.from_config(config)
     head = script.get_current_head()
@@ -169,9 +223,15 @@ def _upgrade(engine: sa.Engine, shown: str) -> None:
             current = MigrationContext.configure(connection).get_current_revision()
     except sa.exc.DBAPIError as exc:
         engine.dispose()
+        if _no_such_database(exc.orig):
+            raise UsageError(f"{shown}: no such database") from None
         raise UsageError(f"cannot open {shown}: {' '.join(str(exc.orig).split())}") from None
     if current == head:
         return
+    if current is None and not create:
+        engine.dispose()
+        raise UsageError(f"{_database_name(engine, shown)}: no such database (no pooljudge "
+                         "tables in it)")
     if current is not None and current not in {rev.revision for rev in script.walk_revisions()}:
         raise PoolJudgeError(
             f"the database schema ({current}) is newer than this pooljudge ({head}); "

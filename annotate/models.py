@@ -16,6 +16,11 @@ judgment id the queue positions reflect (see :mod:`annotate.adaptive_queue`).
 Progress counters (revision 0004): ``annotator_topic.judged`` counts the distinct pairs of a
 topic each annotator judged, so progress never aggregates judgments (see
 :mod:`annotate.store_progress`).
+
+Automatic judges (revision 0005): ``auto_judgment`` holds the provenance of each label an LLM
+judge wrote (one row per judgment row, same transaction); ``auto_failure`` the pairs whose last
+attempt gave no label, one row per (pair, judge), deleted when a later run labels the pair (see
+:mod:`annotate.store_autojudge`).
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ from sqlmodel import Field, SQLModel
 __all__ = [
     "Annotator",
     "AnnotatorTopic",
+    "AutoFailure",
+    "AutoJudgment",
     "Campaign",
     "Claim",
     "Document",
@@ -235,3 +242,44 @@ class Judgment(SQLModel, table=True):
     seconds: float | None = None
     position: int | None = None
     comment: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+
+
+class AutoJudgment(SQLModel, table=True):
+    """Provenance of an automatic judgment (revision 0005): one row per ``judgment`` row.
+
+    ``template_sha256`` and ``prompt_sha256`` are the SHA-256 of the prompt template and of the
+    filled prompt; ``reply`` is the model's raw text; ``attempts`` counts every HTTP request
+    made for the pair (retries and the corrective re-ask included); ``latency`` is the seconds
+    of the request that gave the label.
+    """
+
+    __tablename__ = "auto_judgment"
+    __table_args__ = (CheckConstraint("attempts >= 1", name="ck_auto_judgment_attempts"),)
+
+    judgment_id: int = Field(foreign_key="judgment.id", primary_key=True)
+    model: str
+    template_sha256: str
+    prompt_sha256: str
+    reply: str = Field(sa_column=Column(Text, nullable=False))
+    reason: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    tokens_in: int
+    tokens_out: int
+    latency: float
+    attempts: int
+
+
+class AutoFailure(SQLModel, table=True):
+    """A pair an automatic judge failed to label on its last try (revision 0005).
+
+    At most one row per (pair, judge): a new failure replaces it, a label deletes it.
+    """
+
+    __tablename__ = "auto_failure"
+
+    pair_id: int = Field(foreign_key="pair.id", primary_key=True)
+    annotator_id: int = Field(foreign_key="annotator.id", primary_key=True, index=True)
+    model: str
+    reason: str = Field(sa_column=Column(Text, nullable=False))
+    reply: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    attempts: int
+    failed_at: datetime = _time()

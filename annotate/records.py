@@ -17,6 +17,7 @@ __all__ = [
     "JUDGING_ORDERS",
     "JUDGMENT_KINDS",
     "JUDGMENT_SOURCES",
+    "MAX_LABELS",
     "AnnotatorInfo",
     "CampaignInfo",
     "JudgmentRecord",
@@ -45,7 +46,8 @@ ADAPTIVE_ORDERS = {
     "maxmean": "bandit: the run of highest posterior mean of relevance (Losada et al. 2016)",
     "thompson": "bandit: Thompson sampling over the runs, Beta(1, 1) prior (Losada et al. 2017)",
 }
-
+# A scale has at most this many labels: an annotator picks one by a key press or a button.
+MAX_LABELS = 100
 
 
 def adaptive_spec(order: str) -> StrategySpec | None:
@@ -97,7 +99,8 @@ class Label:
 
 @dataclass(frozen=True)
 class LabelScale:
-    """An ordered set of labels with distinct integer values (ascending)."""
+    """An ordered set of 1 to :data:`MAX_LABELS` labels with distinct integer values
+    (ascending)."""
 
     labels: tuple[Label, ...]
 
@@ -105,6 +108,7 @@ class LabelScale:
         values = [label.value for label in self.labels]
         if not values:
             raise ValueError("a label scale needs at least one label")
+        _check_size(len(values))
         if len(set(values)) != len(values):
             raise ValueError(f"label values repeat: {values}")
         if values != sorted(values):
@@ -122,40 +126,45 @@ class LabelScale:
 
     @classmethod
     def range(cls, lo: int, hi: int) -> LabelScale:
-        """Grades ``lo..hi`` inclusive; common TREC scales get their usual names."""
+        """Grades ``lo..hi`` inclusive; common TREC scales get their usual names. Raises
+        ValueError for ``hi <= lo`` or more than :data:`MAX_LABELS` grades (before building)."""
         if hi <= lo:
             raise ValueError(f"a graded scale needs lo < hi, got {lo}-{hi}")
+        _check_size(hi - lo + 1)
         names = _GRADE_NAMES.get((lo, hi)) or tuple(f"Grade {g}" for g in range(lo, hi + 1))
         return cls(tuple(Label(v, n) for v, n in zip(range(lo, hi + 1), names, strict=True)))
 
     @classmethod
     def from_json(cls, path: str | Path) -> LabelScale:
         """Read ``[{"value": 0, "name": "...", "description": "..."}, ...]`` (or that list
-        under a ``"labels"`` key). Raises InputError naming the file."""
+        under a ``"labels"`` key). Raises InputError naming the file, also for a key given
+        twice in one object."""
         try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
+            data = json.loads(Path(path).read_text(encoding="utf-8-sig"),
+                              object_pairs_hook=_unique_keys)
         except FileNotFoundError:
             raise InputError("no such file", path=path) from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
             line = getattr(exc, "lineno", None)
             raise InputError(f"not a JSON label scale: {exc}", path=path, line=line) from None
         return cls.from_data(data, source=str(path))
 
     @classmethod
     def from_data(cls, data: object, *, source: str = "scale") -> LabelScale:
-        """Build a scale from decoded JSON (see :meth:`from_json`)."""
+        """Build a scale from decoded JSON (see :meth:`from_json`). Each label is an object
+        with an integer ``value`` and optional text ``name`` and ``description``; any other
+        key, or another type, is refused rather than ignored or converted."""
+        if isinstance(data, dict) and set(data) != {"labels"}:
+            raise InputError(f"expected only the key 'labels', got {sorted(data)}", path=source)
         items = data.get("labels") if isinstance(data, dict) else data
         if not isinstance(items, list) or not items:
             raise InputError("expected a non-empty list of labels", path=source)
-        labels = []
-        for item in items:
-            if not isinstance(item, dict) or not isinstance(item.get("value"), int) \
-                    or isinstance(item.get("value"), bool):
-                raise InputError(f"each label needs an integer 'value': {item!r}", path=source)
-            name = str(item.get("name", item["value"]))
-            labels.append(Label(item["value"], name, str(item.get("description", ""))))
         try:
-            return cls(tuple(labels))
+            _check_size(len(items))
+        except ValueError as exc:
+            raise InputError(str(exc), path=source) from None
+        try:
+            return cls(tuple(_label(item, source) for item in items))
         except ValueError as exc:
             raise InputError(str(exc), path=source) from None
 
@@ -163,6 +172,37 @@ class LabelScale:
         """The scale as the JSON list :meth:`from_data` reads."""
         return json.dumps([{"value": x.value, "name": x.name, "description": x.description}
                            for x in self.labels], ensure_ascii=False)
+
+
+def _label(item: object, source: str) -> Label:
+    """One label of a JSON scale (see :meth:`LabelScale.from_data`)."""
+    if not isinstance(item, dict) or not isinstance(item.get("value"), int) \
+            or isinstance(item.get("value"), bool):
+        raise InputError(f"each label needs an integer 'value': {item!r}", path=source)
+    unknown = sorted(set(item) - {"value", "name", "description"})
+    if unknown:
+        raise InputError(f"label {item['value']}: unknown key(s) {', '.join(unknown)}",
+                         path=source)
+    texts = {"name": item.get("name", str(item["value"])),
+             "description": item.get("description", "")}
+    wrong = [key for key, text in texts.items() if not isinstance(text, str)]
+    if wrong:
+        raise InputError(f"label {item['value']}: {wrong[0]} must be text", path=source)
+    return Label(item["value"], texts["name"], texts["description"])
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    """``json`` object hook: a key given twice is an error, not the last value silently."""
+    keys = [key for key, _ in pairs]
+    twice = next((key for i, key in enumerate(keys) if key in keys[:i]), None)
+    if twice is not None:
+        raise ValueError(f"key {twice!r} appears twice")
+    return dict(pairs)
+
+
+def _check_size(count: int) -> None:
+    if count > MAX_LABELS:
+        raise ValueError(f"a scale has at most {MAX_LABELS} labels, got {count}")
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,16 @@ from annotate.store_annotators import (
     list_annotators,
     remove_annotator,
 )
+from annotate.store_autojudge import (
+    auto_failures,
+    auto_judge,
+    pair_views,
+    pairs_for_judge,
+    record_auto_failure,
+    record_auto_judgment,
+)
 from annotate.store_campaigns import campaign_summary, create_campaign, get_campaign, list_campaigns
+from annotate.store_check import consistency_problems
 from annotate.store_import import import_judgments
 from annotate.store_judgments import (
     DuplicateWrite,
@@ -37,7 +46,10 @@ __all__ = [
     "annotator_id",
     "annotator_progress",
     "authenticate",
+    "auto_failures",
+    "auto_judge",
     "campaign_summary",
+    "consistency_problems",
     "create_campaign",
     "get_campaign",
     "hash_token",
@@ -51,8 +63,12 @@ __all__ = [
     "others_labels",
     "pair_by_key",
     "pair_view",
+    "pair_views",
+    "pairs_for_judge",
     "progress",
     "recent_seconds",
+    "record_auto_failure",
+    "record_auto_judgment",
     "record_judgment",
     "release_expired",
     "remove_annotator",

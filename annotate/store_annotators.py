@@ -62,7 +62,10 @@ def add_annotator(session: Session, *, campaign: str, name: str, role: str = "an
     else:
         session.add(Annotator(campaign_id=row.id, name=name, role=role, human=True, active=True,
                               token_hash=hash_token(token), shown=0, created_at=utcnow()))
-    session.flush()
+    try:
+        session.flush()
+    except sa.exc.IntegrityError:  # the same name added at the same moment by another session
+        raise InputError(f"annotator {name!r} already exists in campaign {campaign!r}") from None
     return token
 
 

@@ -20,6 +20,7 @@ __all__ = [
     "campaign_row",
     "judgment_record",
     "load_pair_view",
+    "lock_annotators",
     "pair_view_of",
     "refresh_statistics",
     "run",
@@ -53,17 +54,32 @@ def campaign_info(row: Campaign) -> CampaignInfo:
     )
 
 
-def annotator_row(session: Session, annotator_id: int, *, participant: bool = False) -> Annotator:
+def annotator_row(session: Session, annotator_id: int, *, participant: bool = False,
+                  lock: bool = False) -> Annotator:
     """The active annotator ``annotator_id``; InputError when unknown or removed.
 
     ``participant`` also requires a member of the judging queue (not an imported label source).
+    ``lock`` takes the row's ``FOR UPDATE`` lock (PostgreSQL), which every writing transaction
+    of an annotator's judging takes first (see :mod:`annotate.assignment`).
     """
-    row = session.get(Annotator, annotator_id)
+    row = session.get(Annotator, annotator_id, with_for_update=lock or None)
     if row is None or not row.active:
         raise InputError(f"no active annotator with id {annotator_id}")
     if participant and not row.human:
         raise InputError(f"annotator {row.name!r} is an imported label source, not a judge")
     return row
+
+
+def lock_annotators(session: Session, annotator_ids) -> None:
+    """Take the ``FOR UPDATE`` locks of these annotators' rows, in id order (PostgreSQL; SQLite
+    writers are serialised anyway). Every writer of an annotator's judgments takes it first
+    (see :mod:`annotate.assignment`), so a bulk write waits for their judging transactions and
+    then reads the versions those wrote, and the id order keeps two bulk writes from
+    deadlocking."""
+    ids = sorted({int(i) for i in annotator_ids})
+    if ids:
+        session.execute(sa.select(Annotator.id).where(Annotator.id.in_(ids))
+                        .order_by(Annotator.id).with_for_update())
 
 
 def judgment_record(row: Judgment) -> JudgmentRecord:

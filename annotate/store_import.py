@@ -9,7 +9,7 @@ live claim); imported label sources (``qrels``, ``llm``…) never count.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -19,13 +19,21 @@ from sqlmodel import Session
 from annotate.models import Annotator, Claim, Document, Judgment, Pair, Topic
 from annotate.records import JUDGMENT_KINDS, JUDGMENT_SOURCES, LabelScale
 from annotate.store_annotators import add_label_source
-from annotate.store_common import campaign_row, refresh_statistics, utcnow
+from annotate.store_common import campaign_row, lock_annotators, refresh_statistics, utcnow
 from annotate.store_progress import count_judged
 from pooljudge.errors import InputError
 
-__all__ = ["import_judgments"]
+__all__ = ["COLUMNS", "REQUIRED", "check_columns", "import_judgments"]
 
+REQUIRED = ("annotator", "topic", "doc", "label")
+# ``created_at`` is another name of ``time``; ``version``, when given, must be the version the
+# row gets (so an export imports back unchanged, and nothing is renumbered without a word).
+COLUMNS = (*REQUIRED, "time", "created_at", "seconds", "comment", "source", "kind", "version")
 _BATCH = 5000
+_INTEGER = r"[+-]?\d+"
+# ISO 8601: a date, optionally a time (to the microsecond) and an offset; no offset means UTC.
+_ISO_TIME = (r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?"
+             r"(?:Z|[+-]\d{2}(?::?\d{2})?)?)?")
 
 
 def import_judgments(
@@ -34,7 +42,15 @@ def import_judgments(
     source: str = "import",
 ) -> int:
     """Store the rows of ``frame`` (columns annotator, topic, doc, label; optional time,
-    seconds, comment, source, kind) as judgments of ``campaign``; the number stored.
+    seconds, comment, source, kind, version: :data:`COLUMNS`) as judgments of ``campaign``;
+    the number stored.
+
+    Every value is stored exactly as written or the whole frame is refused: a column twice or
+    unknown; an empty annotator, topic, doc or label; a label that is not a decimal integer
+    on the scale (``1.0`` is refused); seconds not finite or negative; a time not ISO 8601
+    (``2024-05-01T10:00:00Z``, ``...+02:00``, a date alone; no offset means UTC; at most
+    microseconds); a version other than the one the row gets. Empty optional values take
+    their defaults (time: now).
 
     ``lines`` gives each row's line number in ``path`` for error messages (default: row + 2,
     after a header). Names in ``label_sources`` unknown to the campaign are created as
@@ -48,10 +64,14 @@ def import_judgments(
         raise InputError("no judgments to import", path=path)
     for name in sorted(set(label_sources)):
         add_label_source(session, campaign_id=row.id, name=name)
+    check_columns([str(c) for c in frame.columns], path=path, line=1 if path else None)
+    frame = frame.rename(columns={"created_at": "time"})
     data = _resolve(session, row.id, frame, source)
     scale = LabelScale.from_data(json.loads(row.scale)).values
-    _validate(data, scale, path, lines)
+    _validate(data, _checks(data, scale), path, lines)
+    lock_annotators(session, data["annotator_id"])  # judging them meanwhile waits
     data = _with_versions(session, data)
+    _validate(data, _version_checks(data), path, lines)
     _count_towards_overlap(session, data)
     count_judged(session, firsts=data.loc[data["first"] & (data["kind"] == "judgment"),
                                           ["annotator_id", "pair_id"]])
@@ -68,11 +88,33 @@ def import_judgments(
     return len(records)
 
 
+def check_columns(columns: Sequence[str], *, path: str | None = None, line: int | None = None,
+                  hint: str = "") -> None:
+    """Refuse a header (or a JSON object's keys) with a column twice, a required one missing
+    (``hint`` is added to that message), a column not in :data:`COLUMNS`, or both ``time``
+    and its alias ``created_at``."""
+    seen: set[str] = set()
+    twice = [c for c in columns if c in seen or seen.add(c)]
+    if twice:
+        raise InputError(f"column {twice[0]!r} appears twice", path=path, line=line)
+    missing = [c for c in REQUIRED if c not in seen]
+    unknown = ", ".join(repr(c) for c in columns if c not in COLUMNS)
+    if missing:
+        also = f"; unknown column(s) {unknown}" if unknown else ""
+        raise InputError(f"missing column(s) {', '.join(missing)}{also}{hint}", path=path,
+                         line=line)
+    if unknown:
+        raise InputError(f"unknown column(s) {unknown}; known: {', '.join(COLUMNS)}",
+                         path=path, line=line)
+    if {"time", "created_at"} <= seen:
+        raise InputError("both time and created_at (the same column under two names)",
+                         path=path, line=line)
+
+
 def _resolve(session: Session, campaign_id: int, frame: pd.DataFrame, source: str
              ) -> pd.DataFrame:
     """Attach ids and parsed values to every row (NaN where a look-up or parse fails)."""
-    data = pd.DataFrame({c: frame[c].astype(str).str.strip()
-                         for c in ("annotator", "topic", "doc", "label")})
+    data = pd.DataFrame({c: frame[c].fillna("").astype(str).str.strip() for c in REQUIRED})
     names = pd.DataFrame(session.execute(sa.select(
         Annotator.name, Annotator.id, Annotator.human, Annotator.role)
         .where(Annotator.campaign_id == campaign_id, Annotator.active)).all(),
@@ -85,20 +127,40 @@ def _resolve(session: Session, campaign_id: int, frame: pd.DataFrame, source: st
     data = data.merge(pairs, on=["topic", "doc"], how="left", sort=False)
     data["known_topic"] = data["topic"].isin(set(pairs["topic"]))
     data["known_doc"] = data["doc"].isin(set(pairs["doc"]))
-    data["label_value"] = pd.to_numeric(data["label"], errors="coerce")
-    data["kind"] = _optional(frame, "kind", "judgment")
-    data["source"] = _optional(frame, "source", source)
-    data["comment"] = frame["comment"].where(frame["comment"].astype(str).str.strip() != "") \
-        if "comment" in frame else None
-    data["seconds_value"] = pd.to_numeric(_optional(frame, "seconds", ""), errors="coerce")
-    data["seconds_raw"] = _optional(frame, "seconds", "")
+    return pd.concat([data, _values(frame, source)], axis=1)
+
+
+def _values(frame: pd.DataFrame, source: str) -> pd.DataFrame:
+    """The optional columns and the label, parsed; NaN/NaT where a value does not parse."""
+    label = frame["label"].fillna("").astype(str).str.strip().reset_index(drop=True)
+    exact = label.str.fullmatch(_INTEGER)
+    seconds = _optional(frame, "seconds", "")
     time_raw = _optional(frame, "time", "")
-    parsed = pd.to_datetime(time_raw.where(time_raw != ""), errors="coerce", utc=True,
-                            format="ISO8601")
-    data["time_raw"] = time_raw
-    data["created_at"] = parsed.dt.tz_convert(None).astype("datetime64[us]").fillna(
-        pd.Timestamp(utcnow()))
-    return data
+    iso = time_raw.str.fullmatch(_ISO_TIME)
+    parsed = pd.to_datetime(time_raw.where(iso), errors="coerce", utc=True, format="ISO8601")
+    created = parsed.dt.tz_convert(None).astype("datetime64[us]")
+    version = _optional(frame, "version", "")
+    return pd.DataFrame({
+        "label_value": pd.to_numeric(label.where(exact), errors="coerce"),
+        "kind": _optional(frame, "kind", "judgment"),
+        "source": _optional(frame, "source", source),
+        "comment": _comments(frame),
+        "seconds_raw": seconds,
+        "seconds_value": pd.to_numeric(seconds, errors="coerce"),
+        "time_raw": time_raw,
+        "time_value": created,
+        "created_at": created.fillna(pd.Timestamp(utcnow())),
+        "version_raw": version,
+        "version_given": pd.to_numeric(version.where(version.str.fullmatch(_INTEGER)),
+                                       errors="coerce"),
+    })
+
+
+def _comments(frame: pd.DataFrame) -> pd.Series:
+    if "comment" not in frame:
+        return pd.Series([None] * len(frame), dtype=object)
+    comment = frame["comment"].fillna("").astype(str).reset_index(drop=True)
+    return comment.where(comment.str.strip() != "", None)
 
 
 def _optional(frame: pd.DataFrame, column: str, default: str) -> pd.Series:
@@ -108,27 +170,35 @@ def _optional(frame: pd.DataFrame, column: str, default: str) -> pd.Series:
     return values.where(values != "", default).astype(object)
 
 
-def _validate(data: pd.DataFrame, scale: tuple[int, ...], path: str | None,
-              lines: np.ndarray) -> None:
-    """Raise InputError at the first row (in file order) that fails any check."""
-    value = data["label_value"]
-    checks = [
+def _checks(data: pd.DataFrame, scale: tuple[int, ...]) -> list[tuple[pd.Series, Callable]]:
+    """(bad-row mask, message of a row) of every rule, in the order they are reported."""
+    value, seconds = data["label_value"], data["seconds_value"]
+    empty = [(data[c] == "", lambda r, c=c: f"empty {c}") for c in REQUIRED]
+    return [*empty,
         (data["annotator_id"].isna(), lambda r: f"unknown annotator {r.annotator!r}"),
         (~data["known_topic"], lambda r: f"unknown topic {r.topic!r}"),
         (~data["known_doc"], lambda r: f"unknown document {r.doc!r}"),
         (data["pair_id"].isna(), lambda r: f"topic {r.topic!r}, document {r.doc!r} is not "
                                            "in the pool"),
-        (value.isna() | (value != value.round()), lambda r: f"label is not an integer: "
-                                                            f"{r.label!r}"),
+        (value.isna(), lambda r: f"label is not an integer: {r.label!r}"),
         (~value.isin(scale), lambda r: f"label {r.label} is not on the scale {list(scale)}"),
         (~data["kind"].isin(JUDGMENT_KINDS), lambda r: f"unknown kind {r.kind!r}"),
         (~data["source"].isin(JUDGMENT_SOURCES), lambda r: f"unknown source {r.source!r}"),
-        ((data["seconds_raw"] != "") & ~(data["seconds_value"] >= 0),
-         lambda r: f"seconds is not a number >= 0: {r.seconds_raw!r}"),
-        ((data["time_raw"] != "") & data["created_at"].isna(), lambda r: "unreadable time"),
+        ((data["seconds_raw"] != "") & ~(np.isfinite(seconds) & (seconds >= 0)),
+         lambda r: f"seconds is not a finite number >= 0: {r.seconds_raw!r}"),
+        ((data["time_raw"] != "") & data["time_value"].isna(),
+         lambda r: f"time is not an ISO 8601 date and time such as 2024-05-01T10:00:00Z, "
+                   f"2024-05-01T12:00:00+02:00 or (UTC) 2024-05-01T10:00:00: {r.time_raw!r}"),
+        ((data["version_raw"] != "") & data["version_given"].isna(),
+         lambda r: f"version is not an integer: {r.version_raw!r}"),
         ((data["kind"] == "adjudication") & ~data["role"].isin(["adjudicator", "admin"]),
          lambda r: f"annotator {r.annotator!r} is not an adjudicator"),
     ]
+
+
+def _validate(data: pd.DataFrame, checks: list[tuple[pd.Series, Callable]], path: str | None,
+              lines: np.ndarray) -> None:
+    """Raise InputError at the first row (in file order) that fails any check."""
     first: tuple[int, str] | None = None
     for mask, message in checks:
         bad = mask.fillna(True).to_numpy(dtype=bool)
@@ -138,6 +208,13 @@ def _validate(data: pd.DataFrame, scale: tuple[int, ...], path: str | None,
                 first = (i, message(data.iloc[i]))
     if first is not None:
         raise InputError(first[1], path=path, line=int(lines[first[0]]) if path else None)
+
+
+def _version_checks(data: pd.DataFrame) -> list[tuple[pd.Series, Callable]]:
+    """A given version must be the one the row gets (existing versions + order in file)."""
+    wrong = data["version_given"].notna() & (data["version_given"] != data["version"])
+    return [(wrong, lambda r: f"version {r.version_raw} given, but this row is version "
+                              f"{r.version} (stored versions continue, in file order)")]
 
 
 def _with_versions(session: Session, data: pd.DataFrame) -> pd.DataFrame:

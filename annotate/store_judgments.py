@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from datetime import timedelta
 
 import pandas as pd
 import sqlalchemy as sa
 from sqlmodel import Session
 
-from annotate.models import Annotator, Campaign, Claim, Document, Judgment, Pair, Topic
+from annotate.models import Annotator, Campaign, Claim, Judgment, Pair
 from annotate.records import JUDGMENT_KINDS, JUDGMENT_SOURCES, JudgmentRecord, LabelScale, PairView
 from annotate.store_common import (
     ZERO,
@@ -20,10 +21,12 @@ from annotate.store_common import (
     run,
     utcnow,
 )
+from annotate.store_frames import FRAME_COLUMNS, read_judgments
 from annotate.store_progress import count_judged, count_rows_pg
 from pooljudge.errors import InputError
 
 __all__ = [
+    "ALREADY_JUDGED",
     "DuplicateWrite",
     "history",
     "judgment_times",
@@ -34,12 +37,13 @@ __all__ = [
     "record_judgment",
 ]
 
-FRAME_COLUMNS = ("annotator", "topic", "doc", "label", "version", "kind", "source", "created_at",
-                 "seconds", "position", "comment")
-
 
 class DuplicateWrite(InputError):
-    """The judgment was already written (a double submit); nothing new was stored."""
+    """The judgment was already written (a double submit, or the same annotator in another
+    tab or server); nothing new was stored."""
+
+
+ALREADY_JUDGED = "you have already judged this pair (in another tab or window); nothing stored"
 
 
 def record_judgment(
@@ -55,12 +59,18 @@ def record_judgment(
     n + 1 to change version n) turns a repeated submit into DuplicateWrite instead of a new
     version. InputError for a label outside the scale, an unknown pair, a bad kind or source,
     or an adjudication by someone who is not an adjudicator or admin.
+
+    Sessions of one annotator (tabs, servers): on PostgreSQL the first statement locks the
+    annotator's row, so their judgments are serialised; a first judgment of a pair that
+    another session of theirs judged meanwhile raises DuplicateWrite (:data:`ALREADY_JUDGED`),
+    never a second version 1 and never a count towards the overlap.
     """
     me = _context(session, annotator_id, pair_id, kind)
     _check_values(me, label=label, kind=kind, source=source, seconds=seconds)
     version = 1 if me.previous is None else me.previous + 1
     if expected_version is not None and version != expected_version:
-        raise DuplicateWrite(f"version {version - 1} of this judgment already exists")
+        raise DuplicateWrite(ALREADY_JUDGED if expected_version == 1
+                             else f"version {version - 1} of this judgment already exists")
     first = kind == "judgment" and me.previous is None
     values = {"pair_id": pair_id, "annotator_id": annotator_id, "kind": kind,
               "version": version, "label": int(label), "source": source,
@@ -72,6 +82,8 @@ def record_judgment(
             if record is not None:
                 return record
         claimed = run(session, _RELEASE_CLAIM, aid=annotator_id, pid=pair_id).first()
+        if first and claimed is None and _judged_meanwhile(session, values):
+            raise DuplicateWrite(ALREADY_JUDGED)
         if first:
             if me.human:
                 _count_first_judgment(session, pair_id, claimed=claimed is not None)
@@ -142,30 +154,16 @@ def pair_view(session: Session, *, annotator_id: int, pair_id: int) -> PairView:
 
 
 def judgments_frame(session: Session, *, campaign: str, latest_only: bool = True,
-                    kind: str | None = None) -> pd.DataFrame:
+                    kind: str | None = None,
+                    columns: Sequence[str] = FRAME_COLUMNS) -> pd.DataFrame:
     """Every judgment of the campaign (or only the latest version per pair, annotator, kind).
 
     Columns: annotator, topic, doc, label, version, kind, source, created_at, seconds,
-    position, comment; rows in the order they were written.
+    position, comment (or the subset ``columns``); rows in the order they were written.
+    One streamed query, no object per row (:func:`annotate.store_frames.read_judgments`).
     """
-    row = campaign_row(session, campaign)
-    query = (
-        sa.select(Annotator.name, Topic.key, Document.key, _latest.label, _latest.version,
-                  _latest.kind, _latest.source, _latest.created_at, _latest.seconds,
-                  _latest.position, _latest.comment)
-        .join(Pair, Pair.id == _latest.pair_id).join(Topic, Topic.id == Pair.topic_id)
-        .join(Document, Document.id == Pair.document_id)
-        .join(Annotator, Annotator.id == _latest.annotator_id)
-        .where(Pair.campaign_id == row.id).order_by(_latest.id)
-    )
-    if kind is not None:
-        query = query.where(_latest.kind == kind)
-    if latest_only:
-        query = query.where(~sa.exists().where(
-            Judgment.pair_id == _latest.pair_id, Judgment.annotator_id == _latest.annotator_id,
-            Judgment.kind == _latest.kind, Judgment.version > _latest.version))
-    frame = pd.DataFrame(session.execute(query).all(), columns=list(FRAME_COLUMNS))
-    return frame.astype({"label": "int64", "version": "int64", "seconds": "float64"})
+    return read_judgments(session, campaign_id=campaign_row(session, campaign).id,
+                          latest_only=latest_only, kind=kind, columns=columns)
 
 
 def judgment_times(session: Session, *, campaign: str, hours: float | None = 24
@@ -235,6 +233,13 @@ def _record_first_of_claimed(session: Session, me: sa.Row, values: dict
     return JudgmentRecord(id=row.id, **{**values, "position": row.position})
 
 
+def _judged_meanwhile(session: Session, values: dict) -> bool:
+    """Whether the annotator's judgment of this pair and kind exists now (committed by another
+    session of theirs after this transaction's first read, which waited for it)."""
+    return run(session, _JUDGED, pid=values["pair_id"], aid=values["annotator_id"],
+               kind=values["kind"]).scalar()
+
+
 def _count_first_judgment(session: Session, pair_id: int, *, claimed: bool) -> None:
     """Count a participant's first judgment of ``pair`` towards the overlap."""
     if claimed:
@@ -260,6 +265,7 @@ def _context_statement() -> sa.Select:
         .select_from(a.join(c, c.c.id == a.c.campaign_id).outerjoin(
             p, sa.and_(p.c.id == sa.bindparam("pid"), p.c.campaign_id == a.c.campaign_id)))
         .where(a.c.id == sa.bindparam("aid"))
+        .with_for_update(of=a)  # one writer per annotator at a time (see annotate.assignment)
     )
 
 
@@ -273,6 +279,9 @@ _COUNT_CLAIMED = (sa.update(_P).where(_P.c.id == sa.bindparam("pid"))
 _COUNT_UNCLAIMED = (sa.update(_P).where(_P.c.id == sa.bindparam("pid"), _P.c.open_slots > ZERO)
                     .values(judged=_P.c.judged + 1, open_slots=_P.c.open_slots - 1))
 _INSERT = sa.insert(Judgment.__table__).returning(Judgment.__table__.c.id)
+_JUDGED = sa.select(sa.exists().where(Judgment.__table__.c.pair_id == sa.bindparam("pid"),
+                                      Judgment.__table__.c.annotator_id == sa.bindparam("aid"),
+                                      Judgment.__table__.c.kind == sa.bindparam("kind")))
 
 
 def _first_of_claimed_statement() -> sa.Insert:

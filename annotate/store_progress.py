@@ -15,15 +15,19 @@ extra judgments do not count). The second sum reads the index ``(campaign_id, ju
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import timedelta
+
 import pandas as pd
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session
 
-from annotate.models import Annotator, AnnotatorTopic, Pair, Topic
+from annotate.models import Annotator, AnnotatorTopic, Judgment, Pair, Topic
 from annotate.store_common import campaign_row, run
 
-__all__ = ["annotator_progress", "count_judged", "count_rows_pg", "progress", "topic_pairs"]
+__all__ = ["PACE", "TimeLeft", "annotator_progress", "count_judged", "count_rows_pg",
+           "progress", "time_left", "topic_pairs"]
 
 _AT, _A, _P = AnnotatorTopic.__table__, Annotator.__table__, Pair.__table__
 
@@ -132,3 +136,51 @@ def annotator_progress(session: Session, *, campaign: str) -> pd.DataFrame:
     )
     frame = pd.DataFrame(session.execute(query).all(), columns=["annotator", "topic", "judged"])
     return frame.astype({"judged": "int64"})
+
+
+PACE = "at the pace of all annotators in the last active hour"
+"""Whose pace :func:`time_left` uses, in the words every page shows next to the figure."""
+
+_J = Judgment.__table__
+_FIRST = (_J.c.kind == "judgment", _J.c.version == 1)
+
+
+@dataclass(frozen=True)
+class TimeLeft:
+    """Judgments still needed and the first judgments made in the last active hour."""
+
+    remaining: int
+    last_hour: int
+
+    @property
+    def hours(self) -> float | None:
+        """``remaining / last_hour``; 0 when nothing remains, None without recent activity."""
+        if self.remaining <= 0:
+            return 0.0
+        return self.remaining / self.last_hour if self.last_hour else None
+
+
+def time_left(session: Session, *, campaign: str, remaining: int) -> TimeLeft:
+    """The campaign's time left, the one estimate every page shows (words: :data:`PACE`).
+
+    ``time left = remaining / n`` hours, where ``remaining`` is the judgments still needed
+    (from :func:`progress`) and ``n`` the first judgments (kind ``judgment``, version 1) of all
+    the campaign's participants (``annotator.human``) in the hour up to the newest of them:
+    the whole team's pace, as the team together finishes the campaign. Label changes, imports
+    from label sources and adjudications are not progress, so they never count.
+
+    Reads the index ``(annotator_id, created_at)``: one backward step per participant for the
+    newest first judgment, then the last hour's rows only.
+    """
+    row = campaign_row(session, campaign)
+    newest_of = (sa.select(_J.c.created_at).where(_J.c.annotator_id == _A.c.id, *_FIRST)
+                 .order_by(_J.c.created_at.desc()).limit(1).scalar_subquery())
+    newest = session.execute(sa.select(sa.func.max(newest_of))
+                             .where(_A.c.campaign_id == row.id, _A.c.human)).scalar_one()
+    if newest is None:
+        return TimeLeft(remaining=remaining, last_hour=0)
+    count = session.execute(
+        sa.select(sa.func.count()).select_from(_J).join(_A, _A.c.id == _J.c.annotator_id)
+        .where(_A.c.campaign_id == row.id, _A.c.human, *_FIRST,
+               _J.c.created_at >= newest - timedelta(hours=1))).scalar_one()
+    return TimeLeft(remaining=remaining, last_hour=int(count))

@@ -8,8 +8,9 @@ Two measurements, each repeated and interleaved (pooljudge, trectools, pooljudge
   trectools: ``TrecRun(path)`` per file, then ``make_pool(..., strategy="topX", topX=100)``);
 - pool step only: the same pool from runs already in memory.
 
-Prints the median of each and the ratio trectools / pooljudge. Data: $POOLJUDGE_SHARED_DATA, or
-../shared/data beside the repository. Usage: ``python benchmarks/pool_speed.py [--repeat N]``.
+Prints the median of each and the ratio trectools / pooljudge. Data: the folder named by
+$POOLJUDGE_SHARED_DATA (holding ``robust03/runs``). Usage:
+``python benchmarks/pool_speed.py [--repeat N]``.
 """
 
 from __future__ import annotations
@@ -29,8 +30,10 @@ DEPTH = 100
 
 
 def data_folder() -> Path:
-    default = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-    return Path(os.environ.get("POOLJUDGE_SHARED_DATA", default)) / "robust03" / "runs"
+    folder = os.environ.get("POOLJUDGE_SHARED_DATA")
+    if not folder:
+        raise SystemExit("set POOLJUDGE_SHARED_DATA to the folder that holds robust03/runs")
+    return Path(folder) / "robust03" / "runs"
 
 
 def timed(function) -> tuple[float, object]:

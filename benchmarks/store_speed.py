@@ -34,12 +34,8 @@ CAMPAIGN = "bench"
 PG = "postgresql+psycopg://postgres@127.0.0.1:5432/{}"
 
 
-def load(url: str, pairs: int, prior: int) -> float:
-    """Create the campaign and bulk-load ``pairs × prior`` judgments; seconds taken."""
-    from annotate.db import open_engine, session_scope
-    from annotate.records import LabelScale
-    from annotate.store import add_annotator, create_campaign, import_judgments
-
+def collection(pairs: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Topics, documents and pool of ``pairs`` pairs: 1,000 topics × ``pairs // 1000`` docs."""
     topics_n, docs_n = 1000, pairs // 1000
     topics = pd.DataFrame({"id": [f"T{i}" for i in range(topics_n)], "title": "a topic",
                            "description": "what is wanted", "narrative": "what counts"})
@@ -49,21 +45,49 @@ def load(url: str, pairs: int, prior: int) -> float:
                          "doc": np.tile(documents["id"].to_numpy(), topics_n),
                          "order": np.tile(np.arange(1, docs_n + 1), topics_n),
                          "best_rank": 1, "runs": "r1"})
-    engine = open_engine(url)
-    started = time.perf_counter()
+    return topics, documents, pool
+
+
+def create(engine, pairs: int, *, scale, overlap: int,
+           annotators: dict[str, str]) -> pd.DataFrame:
+    """Create the campaign of ``pairs`` pairs with ``annotators`` (name -> role); its pool."""
+    from annotate.db import session_scope
+    from annotate.store import add_annotator, create_campaign
+
+    topics, documents, pool = collection(pairs)
     with session_scope(engine) as session:
-        create_campaign(session, name=CAMPAIGN, scale=LabelScale.binary(), overlap=prior + 2,
+        create_campaign(session, name=CAMPAIGN, scale=scale, overlap=overlap,
                         topics=topics, documents=documents, pool=pool)
-        for i in range(prior):
-            add_annotator(session, campaign=CAMPAIGN, name=f"prior-{i:02d}")
-    rng = np.random.default_rng(0)
-    frame = pd.DataFrame({
-        "annotator": np.repeat([f"prior-{i:02d}" for i in range(prior)], len(pool)),
-        "topic": np.tile(pool["topic"].to_numpy(), prior),
-        "doc": np.tile(pool["doc"].to_numpy(), prior),
-        "label": rng.integers(0, 2, len(pool) * prior).astype(str)})
+        for name, role in annotators.items():
+            add_annotator(session, campaign=CAMPAIGN, name=name, role=role)
+    return pool
+
+
+def import_frame(engine, frame: pd.DataFrame) -> None:
+    """Bulk-load ``frame`` (annotator, topic, doc, label [, kind]) into the campaign."""
+    from annotate.db import session_scope
+    from annotate.store import import_judgments
+
     with session_scope(engine) as session:
         import_judgments(session, campaign=CAMPAIGN, frame=frame)
+
+
+def load(url: str, pairs: int, prior: int) -> float:
+    """Create the campaign and bulk-load ``pairs × prior`` judgments; seconds taken."""
+    from annotate.db import open_engine
+    from annotate.records import LabelScale
+
+    engine = open_engine(url)
+    started = time.perf_counter()
+    names = [f"prior-{i:02d}" for i in range(prior)]
+    pool = create(engine, pairs, scale=LabelScale.binary(), overlap=prior + 2,
+                  annotators=dict.fromkeys(names, "annotator"))
+    rng = np.random.default_rng(0)
+    import_frame(engine, pd.DataFrame({
+        "annotator": np.repeat(names, len(pool)),
+        "topic": np.tile(pool["topic"].to_numpy(), prior),
+        "doc": np.tile(pool["doc"].to_numpy(), prior),
+        "label": rng.integers(0, 2, len(pool) * prior).astype(str)}))
     engine.dispose()
     return time.perf_counter() - started
 

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from metrics.compat import DEFAULT_COMPAT, Compat, check_compat
 from metrics.evaluate import RunResult, parse_all, score
 from metrics.join import Qrels, prepare_qrels
 from metrics.registry import Measure, parse
@@ -67,14 +68,18 @@ def leave_out(
     *,
     groups: Mapping[str, str] | None = None,
     rel: int = 1,
+    compat: Compat = DEFAULT_COMPAT,
 ) -> pd.DataFrame:
     """The leave-one-run-out table (leave-one-group-out when ``groups`` maps run -> group).
 
     ``qrels``: ``topic, doc, label``; ``runs``: name -> a frame with ``topic, doc, score`` or
     :class:`~pooljudge.trec.RunColumns`. Returns one row per run and measure with the columns
-    :data:`BIAS_COLUMNS` (``left_out`` names the run itself or its group). Raises ValueError
-    for depth < 1, no runs, or a run missing from ``groups``.
+    :data:`BIAS_COLUMNS` (``left_out`` names the run itself or its group). Scores follow
+    ``compat`` (:mod:`metrics.compat`); the pools stay in :mod:`pooling`'s order. Raises
+    ValueError for depth < 1, no runs, or a run missing from ``groups``, InputError for a bad
+    ``compat``.
     """
+    compat = check_compat(compat)
     parsed = parse_all(measures)
     judged = parse(JUDGED_MEASURE)
     scored = list(dict.fromkeys([*parsed, judged]))
@@ -90,8 +95,8 @@ def leave_out(
         unique_relevant = int((judgments.labels[lost] >= rel).sum())
         without_qrels = judgments.prepare(judgments.pooled & ~lost)
         for name in names:
-            with_run = _summary(score(with_qrels, name, encoded[name], scored))
-            without = _summary(score(without_qrels, name, encoded[name], scored))
+            with_run = _summary(score(with_qrels, name, encoded[name], scored, compat=compat))
+            without = _summary(score(without_qrels, name, encoded[name], scored, compat=compat))
             rows += [{"run": name, "left_out": group, "measure": str(m),
                       "with_run": with_run[m], "without_run": without[m],
                       "difference": without[m] - with_run[m],

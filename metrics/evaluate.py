@@ -3,7 +3,8 @@
 Every qrels topic is evaluated (a topic the run skipped scores 0 and counts in the mean); run
 topics missing from the qrels are ignored and counted. The summary row has topic ``all``: the
 mean over the evaluated topics, the sum for counts (NumQ, NumRel, NumRet, NumRelRet) and the
-geometric mean for GMAP.
+geometric mean for GMAP. ``compat`` picks the trec_eval release reproduced: ``"10"`` (default)
+or ``"9"`` (9.0.8 / pytrec_eval); :mod:`metrics.compat` lists the differences.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from metrics.compat import DEFAULT_COMPAT, Compat, check_compat
 from metrics.join import Qrels, join, prepare_qrels
 from metrics.registry import Measure, parse
 from pooljudge.errors import InputError
@@ -97,10 +99,13 @@ def parse_all(measures: Iterable[str | Measure]) -> list[Measure]:
 
 def score(
     qrels: Qrels, name: str, run: RunColumns, measures: Sequence[Measure], *,
-    judged_only: bool = False,
+    judged_only: bool = False, compat: Compat = DEFAULT_COMPAT,
 ) -> RunResult:
-    """Join one run with the qrels once and compute every measure over all topics."""
-    ranking = join(qrels, run, judged_only=judged_only)
+    """Join one run with the qrels once and compute every measure over all topics.
+
+    Raises InputError for a ``compat`` other than "9" or "10".
+    """
+    ranking = join(qrels, run, judged_only=judged_only, compat=check_compat(compat))
     values = {m: m.spec.compute(ranking, m) for m in measures}
     summary = {m: _summarise(m, v) for m, v in values.items()}
     return RunResult(
@@ -120,6 +125,7 @@ def evaluate(
     *,
     per_topic: bool = True,
     judged_only: bool = False,
+    compat: Compat = DEFAULT_COMPAT,
 ) -> pd.DataFrame:
     """Score runs against qrels; a tidy frame with columns ``run, topic, measure, value``.
 
@@ -127,27 +133,33 @@ def evaluate(
     mapping name -> DataFrame (topic, doc, score) or path. ``measures``: names such as ``P@10``
     or trec_eval aliases. Rows with topic ``all`` hold the summary (see the module docstring);
     ``per_topic=False`` keeps only those. ``judged_only`` drops unjudged documents first
-    (trec_eval -J). Raises InputError for bad input or an unknown measure.
+    (trec_eval -J). ``compat``: "10" (trec_eval 10.0, default) or "9" (9.0.8 / pytrec_eval).
+    Raises InputError for bad input, an unknown measure or compat.
     """
-    return tidy(score_all(qrels, runs, parse_all(measures), judged_only=judged_only)[1],
-                per_topic=per_topic)
+    results = score_all(qrels, runs, parse_all(measures), judged_only=judged_only,
+                        compat=compat)[1]
+    return tidy(results, per_topic=per_topic)
 
 
 def score_all(
     qrels: QrelsInput, runs: RunsInput, measures: Sequence[Measure], *,
     judged_only: bool = False, runs_seen: Callable[[RunResult], None] | None = None,
+    compat: Compat = DEFAULT_COMPAT,
 ) -> tuple[Qrels, list[RunResult]]:
     """The prepared qrels and every run's result; ``runs_seen(result)`` follows each run.
 
     The qrels are read in a worker thread while the first run file is parsed (pyarrow releases
-    the GIL). A bad qrels file is reported before a bad run, as if read first.
+    the GIL). A bad qrels file is reported before a bad run, as if read first; a bad ``compat``
+    before reading anything.
     """
+    compat = check_compat(compat)
     with ThreadPoolExecutor(max_workers=1) as executor:
         pending = executor.submit(load_qrels, qrels)
         results = []
         try:
             for name, run in load_runs(runs):
-                result = score(pending.result(), name, run, measures, judged_only=judged_only)
+                result = score(pending.result(), name, run, measures, judged_only=judged_only,
+                               compat=compat)
                 if runs_seen is not None:
                     runs_seen(result)
                 results.append(result)

@@ -3,10 +3,12 @@
 Layout (trec_eval's, vectorised): the ranked documents of all qrels topics are concatenated,
 topic by topic in the qrels' topic order; ``offsets[t]:offsets[t + 1]`` is topic ``t``'s
 ranking. ``labels`` holds each ranked document's qrels label, or :data:`UNJUDGED` when the qrels
-have no line for it. Negative labels are kept: they are judged (they count for ``Judged@k``) but
-never relevant, never a judged non-relevant document for Bpref, and carry no gain. A qrels topic
-the run skipped has an empty ranking; run topics that are not in the qrels are dropped and
-counted in ``run_only_topics``.
+have no line for it. Negative labels are kept: they are judged for ``Judged@k`` (unjudged for
+``Unjudged@k`` under trec_eval 10), never relevant, never a judged non-relevant document for
+Bpref, and carry no gain. A qrels topic the run skipped has an empty ranking; run topics that
+are not in the qrels are dropped and counted in ``run_only_topics``. The ranking order (score
+precision) follows ``compat`` (:mod:`metrics.compat`), and measures that differ between
+trec_eval releases read ``Ranking.compat``.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from metrics.compat import DEFAULT_COMPAT, Compat
 from pooljudge.ranking import byte_order_codes, rank_rows
 from pooljudge.string_keys import all_same_strings, pair_keys, string_hashes
 from pooljudge.trec import QrelsColumns, RunColumns
@@ -91,6 +94,7 @@ class Ranking:
     offsets: np.ndarray
     labels: np.ndarray
     run_only_topics: int
+    compat: Compat = DEFAULT_COMPAT
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -145,11 +149,13 @@ class Ranking:
         return self._cache[key]
 
 
-def join(qrels: Qrels, run: RunColumns, *, judged_only: bool = False) -> Ranking:
+def join(qrels: Qrels, run: RunColumns, *, judged_only: bool = False,
+         compat: Compat = DEFAULT_COMPAT) -> Ranking:
     """Rank the run (score descending, doc id descending) and attach qrels labels.
 
-    With ``judged_only`` the documents without a judgment, or with a negative label, are removed
-    before ranks are counted (trec_eval -J: a condensed list).
+    Scores compare in double precision under compat ``"10"``, in single precision under
+    ``"9"``. With ``judged_only`` the documents without a judgment, or with a negative label,
+    are removed before ranks are counted (trec_eval -J: a condensed list).
     """
     topic_of_entry = pc.index_in(run.topic.dictionary, value_set=qrels.topics)
     topic_of_entry = numpy_of(topic_of_entry, fill=-1).astype(np.int64)
@@ -162,14 +168,16 @@ def join(qrels: Qrels, run: RunColumns, *, judged_only: bool = False) -> Ranking
         rows = np.flatnonzero(kept)
         topic, labels, scores = topic[rows], labels[rows], scores[rows]
         docs = docs.take(int_array(rows))
-    order = rank_rows(topic, scores, docs, labels)
+    precision = "double" if compat == "10" else "single"
+    order = rank_rows(topic, scores, docs, labels, precision=precision)
     topic, labels = topic[order], labels[order]
     if judged_only:
         judged = labels >= 0
         topic, labels = topic[judged], labels[judged]
     counts = np.bincount(topic, minlength=qrels.n_topics)
     offsets = np.concatenate(([0], np.cumsum(counts)))
-    return Ranking(qrels=qrels, offsets=offsets, labels=labels, run_only_topics=run_only)
+    return Ranking(qrels=qrels, offsets=offsets, labels=labels, run_only_topics=run_only,
+                   compat=compat)
 
 
 def _labels(qrels: Qrels, run: RunColumns, topic: np.ndarray) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Rank-based measures (trec_eval 10 ``-c`` semantics), each vectorised over all topics.
+"""Rank-based measures (trec_eval ``-c`` semantics), each vectorised over all topics.
 
 Notation per topic: ``R`` = relevant documents in the qrels (label >= rel), ``rel_i`` = 1 when
 the document at rank i is relevant, ``k`` = the cutoff. A topic the run skipped scores 0 on
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from metrics.compat import Compat
 from metrics.join import Ranking
 from metrics.registry import Measure, Param, Spec, make, register, register_alias
 
@@ -122,9 +123,10 @@ def ndcg(r: Ranking, m: Measure) -> np.ndarray:
 def interpolated_precision(r: Ranking, m: Measure) -> np.ndarray:
     """IPrec@x = max over ranks whose recall reaches x of the precision there.
 
-    "Reaches x" means at least c = (long)(x * R + 0.9) relevant documents (trec_eval 9 /
-    pytrec_eval, in double precision): the value is max_{j >= max(c, 1)} j / rank_j over the
-    retrieved relevant documents j; 0 when fewer than c were retrieved or none was.
+    "Reaches x" means at least c relevant documents, c = lround(x * R) (trec_eval 10: round half
+    away from zero) or, under compat "9", c = (long)(x * R + 0.9) (trec_eval 9 / pytrec_eval),
+    x * R in double precision: the value is max_{j >= max(c, 1)} j / rank_j over the retrieved
+    relevant documents j; 0 when fewer than c were retrieved or none was.
     """
     return _iprec(r, m["rel"], float(m.cutoff))
 
@@ -137,9 +139,22 @@ def eleven_point(r: Ranking, m: Measure) -> np.ndarray:
     return total / 11
 
 
+def needed_relevant(level: float, num_rel: np.ndarray, compat: Compat) -> np.ndarray:
+    """Per topic, the relevant documents a rank must hold to reach recall ``level``.
+
+    Compat "10": lround(level * R), exact for the non-negative double (no ``+ 0.5`` rounding
+    error); "9": (long)(level * R + 0.9).
+    """
+    target = level * num_rel.astype(np.float64)
+    if compat == "9":
+        return np.floor(target + 0.9).astype(np.int64)
+    whole = np.floor(target)
+    return (whole + (target - whole >= 0.5)).astype(np.int64)
+
+
 def _iprec(r: Ranking, rel: int, level: float) -> np.ndarray:
     num_rel = r.qrels.num_rel(rel)
-    needed = np.floor(level * num_rel + 0.9).astype(np.int64)
+    needed = needed_relevant(level, num_rel, r.compat)
     relevant = r.relevant(rel)
     topic = r.topic[relevant]
     count = r.relevant_so_far(rel)[relevant]

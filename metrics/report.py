@@ -16,6 +16,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from metrics.bias import leave_out
+from metrics.compat import DEFAULT_COMPAT, Compat, check_compat
 from metrics.evaluate import DEFAULT_MEASURES, RunResult, load_qrels, parse_all, score, tidy
 from metrics.registry import make, parse
 from metrics.report_html import Section, render_page
@@ -93,24 +94,29 @@ def collect(
     rbp_p: float = 0.8,
     title: str = "Evaluation report",
     meta: Sequence[str] = (),
+    compat: Compat = DEFAULT_COMPAT,
 ) -> ReportData:
     """Score every run once per view and gather the warnings a reader must see.
 
     ``qrels``: ``topic, doc, label``; ``runs``: name -> a frame (``topic, doc, score``) or
-    RunColumns. ``pool_depth`` adds the leave-one-run-out table over depth-K pools. Raises
-    InputError for an unknown measure or bad input.
+    RunColumns. ``pool_depth`` adds the leave-one-run-out table over depth-K pools. ``compat``
+    ("10" or "9") is the trec_eval release reproduced (:mod:`metrics.compat`). Raises
+    InputError for an unknown measure, a bad ``compat`` or bad input.
     """
+    compat = check_compat(compat)
     headline = [m for m in parse_all(measures) if str(m) != JUDGED]
     extra = parse_all([JUDGED, str(make("RBP", p=rbp_p)), str(make("RBPResidual", p=rbp_p)),
                        *(f"IPrec@{level}" for level in RECALL_LEVELS)])
     encoded = {name: run_columns(run, name=name) if isinstance(run, pd.DataFrame) else run
                for name, run in runs.items()}
     prepared = load_qrels(qrels)
-    full = [score(prepared, n, r, [*headline, *extra]) for n, r in encoded.items()]
-    condensed = [score(prepared, n, r, headline, judged_only=True) for n, r in encoded.items()]
+    full = [score(prepared, n, r, [*headline, *extra], compat=compat)
+            for n, r in encoded.items()]
+    condensed = [score(prepared, n, r, headline, judged_only=True, compat=compat)
+                 for n, r in encoded.items()]
     bias = None
     if pool_depth is not None:
-        bias = leave_out(qrels, encoded, pool_depth, [str(m) for m in headline])
+        bias = leave_out(qrels, encoded, pool_depth, [str(m) for m in headline], compat=compat)
     per_topic = tidy(full, per_topic=True)
     return ReportData(
         title=title, measures=tuple(str(m) for m in headline), judged=JUDGED,

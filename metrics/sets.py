@@ -68,9 +68,15 @@ def judged(r: Ranking, m: Measure) -> np.ndarray:
 
 
 def unjudged(r: Ranking, m: Measure) -> np.ndarray:
-    """Unjudged@k = documents without any qrels line in the top k / k (k even if fewer returned)."""
+    """Unjudged@k = unjudged documents in the top k / k (k even if fewer were returned).
+
+    Unjudged (trec_eval 10's ``unj_k``): no qrels line, or a negative label. Under compat "9",
+    only documents without any qrels line count. So with k documents returned, Judged@k +
+    Unjudged@k = 1 exactly when no negative label is in the top k (always under compat "9").
+    """
     k = int(m.cutoff)
-    return r.per_topic(1.0, r.top(k) & (r.labels == UNJUDGED)) / k
+    unjudged = r.labels == UNJUDGED if r.compat == "9" else r.labels < 0
+    return r.per_topic(1.0, r.top(k) & unjudged) / k
 
 
 def _register() -> None:

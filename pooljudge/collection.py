@@ -161,6 +161,9 @@ def _tsv(text: str, path: PathLike, columns: tuple[str, ...]) -> tuple[pd.DataFr
     if "id" not in header:
         raise InputError(f"header lacks an 'id' column (expected {', '.join(columns)}, "
                          "tab-separated)", path=path, line=1)
+    twice = sorted({c for c in header if header.count(c) > 1})
+    if twice:
+        raise InputError(f"header repeats column(s) {', '.join(twice)}", path=path, line=1)
     rows, lines = [], []
     for number, line in enumerate(all_lines[1:], start=2):
         if not line.strip():

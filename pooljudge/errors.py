@@ -36,3 +36,11 @@ class UsageError(PoolJudgeError):
     """A wrong option or argument combination; exit status 2."""
 
     exit_status = 2
+
+
+class StorageError(PoolJudgeError):
+    """The database refused a write or a read it had accepted before: a full or read-only disk,
+    an I/O error, a lost server connection. The transaction was rolled back, so nothing of it
+    is stored; exit status 2 (like an unwritable output file)."""
+
+    exit_status = 2

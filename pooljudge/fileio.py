@@ -7,6 +7,7 @@ import gzip
 import io
 import json
 import os
+import stat
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -16,12 +17,14 @@ from typing import IO
 from pooljudge.errors import InputError
 
 PathLike = str | os.PathLike[str]
+_BOM = b"\xef\xbb\xbf"
 
 
 def read_bytes(path: PathLike) -> bytes:
     """The file's bytes, gunzipped when it is gzip (by magic number, not by name).
 
-    Raises InputError for a missing, unreadable, corrupt or empty file.
+    A leading UTF-8 byte-order mark is dropped, so every text reader accepts one. Raises
+    InputError for a missing, unreadable, corrupt or empty (or blank) file.
     """
     try:
         raw = Path(path).read_bytes()
@@ -34,8 +37,10 @@ def read_bytes(path: PathLike) -> bytes:
     if raw[:2] == b"\x1f\x8b":
         try:
             raw = _gunzip(raw)
-        except (OSError, EOFError, gzip.BadGzipFile) as exc:
+        except Exception as exc:  # zlib, gzip and ISA-L each raise their own types
             raise InputError(f"corrupt gzip data: {exc}", path=path) from None
+    if raw.startswith(_BOM):
+        raw = raw[len(_BOM):]
     if not raw or raw.isspace():
         raise InputError("file is empty", path=path)
     return raw
@@ -44,18 +49,34 @@ def read_bytes(path: PathLike) -> bytes:
 def jsonl_objects(text: str, path: PathLike) -> Iterator[tuple[int, dict]]:
     """(line number, object) for every non-blank line of JSON Lines ``text``.
 
-    Raises InputError naming ``path:line`` for a line that is not JSON or not a JSON object.
+    Raises InputError naming ``path:line`` for a line that is not JSON, not a JSON object, or
+    has a key twice (``json`` would keep the last value without a word).
     """
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = json.loads(line, object_pairs_hook=_unique_keys)
         except json.JSONDecodeError as exc:
             raise InputError(f"not valid JSON: {exc.msg}", path=path, line=number) from None
+        except _DuplicateKey as exc:
+            raise InputError(f"key {exc.args[0]!r} appears twice", path=path,
+                             line=number) from None
         if not isinstance(record, dict):
             raise InputError("expected a JSON object", path=path, line=number)
         yield number, record
+
+
+class _DuplicateKey(ValueError):
+    """A JSON object names the same key twice (``args[0]``: the key)."""
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    record = dict(pairs)
+    if len(record) < len(pairs):
+        seen: set[str] = set()
+        raise _DuplicateKey(next(k for k, _ in pairs if k in seen or seen.add(k)))
+    return record
 
 
 def _gunzip(data: bytes) -> bytes:
@@ -67,30 +88,78 @@ def _gunzip(data: bytes) -> bytes:
     return igzip.decompress(data)
 
 
+STDOUT_NAME = "<stdout>"
+
+
 @contextlib.contextmanager
 def atomic_writer(path: PathLike, *, mode: str = "w") -> Iterator[IO]:
-    """Open a temporary file beside ``path``; rename it onto ``path`` only on success.
+    """Write ``path`` so that a reader never sees a half-written file.
 
-    ``path`` of ``-`` writes to standard output. On any exception the temporary file is removed
-    and ``path`` is left as it was, so a reader never sees a half-written file.
+    A regular file (or a new one) is written to a temporary file beside it and renamed onto it
+    only on success; a symlink is followed and its resolved target replaced, so the link
+    survives. Devices, FIFOs and ``-`` (standard output) cannot be replaced and are written in
+    place. On any exception the temporary file is removed and ``path`` left as it was. Every
+    failure to write (a directory or a missing folder as the path, a read-only or full file
+    system, ``/dev/full``) raises InputError naming the path (``<stdout>`` for ``-``).
     """
     if str(path) == "-":
-        if "b" in mode:
-            yield sys.stdout.buffer
-        else:
-            yield sys.stdout
+        with _output_errors(STDOUT_NAME):
+            stream = sys.stdout.buffer if "b" in mode else sys.stdout
+            yield stream
+            stream.flush()
         return
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
-    os.fchmod(fd, _new_file_mode(target))
+    target = Path(os.path.realpath(path))
+    with _output_errors(path):
+        kind = _existing_kind(target)
+        if kind == "directory":
+            raise InputError("is a directory, not a file", path=path)
+        if kind == "special":
+            with open(target, mode, **_encoding(mode)) as handle:
+                yield handle
+            return
+        yield from _replace(target, mode, shown=path)
+
+
+def _replace(target: Path, mode: str, *, shown: PathLike) -> Iterator[IO]:
+    """Write a temporary file in ``target``'s folder and rename it onto ``target``."""
+    if not target.parent.is_dir():
+        raise InputError(f"cannot write: folder {target.parent} does not exist", path=shown)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
-        with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as handle:
+        os.fchmod(fd, _new_file_mode(target))
+        with os.fdopen(fd, mode, **_encoding(mode)) as handle:
             yield handle
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+@contextlib.contextmanager
+def _output_errors(path: PathLike) -> Iterator[None]:
+    """Turn an OSError while writing into InputError naming ``path``."""
+    try:
+        yield
+    except InputError:
+        raise
+    except OSError as exc:
+        raise InputError(f"cannot write: {exc.strerror or exc}", path=path) from None
+
+
+def _existing_kind(target: Path) -> str:
+    """``missing``, ``directory``, ``regular`` or ``special`` (device, FIFO, socket)."""
+    try:
+        mode = target.stat().st_mode
+    except FileNotFoundError:
+        return "missing"
+    if stat.S_ISDIR(mode):
+        return "directory"
+    return "regular" if stat.S_ISREG(mode) else "special"
+
+
+def _encoding(mode: str) -> dict[str, str]:
+    return {} if "b" in mode else {"encoding": "utf-8"}
 
 
 def _new_file_mode(target: Path) -> int:

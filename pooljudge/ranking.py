@@ -1,14 +1,16 @@
 """The ranking order every module shares (trec_eval's): score descending, ties by doc descending.
 
 Document ids compare in byte order of their UTF-8 encoding (Arrow's string order), which for
-valid UTF-8 is also the code point order Python uses. Scores compare in single precision, as
-trec_eval stores them (``float sim``): 40.922120174018 and 40.922120174019 tie, and the doc id
-decides. The rank column of a run file is ignored.
+valid UTF-8 is also the code point order Python uses. The rank column of a run file is ignored.
+
+Scores compare in one of two precisions (:data:`Precision`). ``"single"`` (the default here, and
+trec_eval 9.0.8's ``float sim``): 40.922120174018 and 40.922120174019 tie and the doc id decides.
+``"double"`` (trec_eval 10.0): they do not tie. -0.0 and 0.0 tie in both (as in C).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import pyarrow as pa
@@ -20,8 +22,11 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
-    "byte_order_codes", "rank_order", "rank_positions", "rank_rows", "rank_run", "score_keys",
+    "Precision", "byte_order_codes", "rank_order", "rank_positions", "rank_rows", "rank_run",
+    "score_keys",
 ]
+
+Precision = Literal["single", "double"]
 
 
 def byte_order_codes(values: pa.DictionaryArray) -> np.ndarray:
@@ -33,9 +38,11 @@ def byte_order_codes(values: pa.DictionaryArray) -> np.ndarray:
 
 
 def rank_positions(
-    topic_codes: np.ndarray, doc_codes: np.ndarray, scores: np.ndarray
+    topic_codes: np.ndarray, doc_codes: np.ndarray, scores: np.ndarray, *,
+    precision: Precision = "single",
 ) -> np.ndarray:
-    """Row positions sorted by topic code ascending, score descending, doc code descending.
+    """Row positions sorted by topic code ascending, score descending (compared in
+    ``precision``), doc code descending.
 
     ``doc_codes`` must order like the document ids (see :func:`byte_order_codes`). The three keys
     are packed into one int64 (dense score ranks) and argsorted once; when they do not fit in
@@ -45,9 +52,11 @@ def rank_positions(
     doc_codes = np.asarray(doc_codes, dtype=np.int64)
     if len(scores) == 0:
         return np.zeros(0, dtype=np.int64)
-    with np.errstate(over="ignore"):  # beyond float32's range a score becomes +-inf, as in C
-        single = np.asarray(scores, dtype=np.float64).astype(np.float32)
-    distinct, score_codes = np.unique(single, return_inverse=True)
+    compared = np.asarray(scores, dtype=np.float64)
+    if precision == "single":
+        with np.errstate(over="ignore"):  # beyond float32's range a score becomes +-inf, as in C
+            compared = compared.astype(np.float32)
+    distinct, score_codes = np.unique(compared, return_inverse=True)
     score_bits = _bits(len(distinct))
     doc_bits = _bits(int(doc_codes.max()) + 1)
     if _bits(int(topic_codes.max()) + 1) + score_bits + doc_bits > 63:
@@ -75,14 +84,17 @@ def score_keys(topic_codes: np.ndarray, scores: np.ndarray) -> np.ndarray:
 
 
 def rank_rows(topic_codes: np.ndarray, scores: np.ndarray, docs: pa.Array,
-              labels: np.ndarray | None = None) -> np.ndarray:
-    """Row positions by topic code ascending, single-precision score descending, doc id
-    descending (byte order), like :func:`rank_positions` but without ranking all the doc ids.
+              labels: np.ndarray | None = None, *, precision: Precision = "single") -> np.ndarray:
+    """Row positions by topic code ascending, score descending (compared in ``precision``), doc
+    id descending (byte order), like :func:`rank_positions` but without ranking all the doc ids.
 
-    One int64 key per row (:func:`score_keys`) is argsorted; doc ids are compared only inside tie
-    groups (same topic and score). With ``labels`` (one per row), tie groups whose labels are all
-    equal are left as they are: the label sequence is the same in any order, so the result is a
-    ranking order up to permutations within such groups. ``docs`` may be dictionary-encoded.
+    One int64 key per row (:func:`score_keys`, single precision) is argsorted; only inside tie
+    groups (same topic and float32 score) are doc ids, and with ``"double"`` the exact scores,
+    compared. Rounding to float32 keeps the order of distinct doubles or makes them tie, so
+    double precision costs only that extra sort key inside tie groups. With ``labels`` (one per
+    row), tie groups whose labels are all equal are left as they are: the label sequence is the
+    same in any order, so the result is a ranking order up to permutations within such groups.
+    ``docs`` may be dictionary-encoded.
     """
     if len(scores) == 0:
         return np.zeros(0, dtype=np.int64)
@@ -100,27 +112,41 @@ def rank_rows(topic_codes: np.ndarray, scores: np.ndarray, docs: pa.Array,
     resolve[group[1:][same]] = True
     rows = np.flatnonzero(resolve[group])
     if len(rows):
-        tied = order[rows]
-        ids = docs.take(int_array(tied))
-        if isinstance(ids, pa.DictionaryArray):
-            ids = ids.dictionary_decode()
-        table = pa.Table.from_arrays([int_array(group[rows]), ids], names=["group", "doc"])
-        within = pc.sort_indices(table,
-                                 sort_keys=[("group", "ascending"), ("doc", "descending")])
-        order[rows] = tied[numpy_of(within)]
+        order[rows] = _sort_ties(order[rows], group[rows], scores, docs, precision)
     return order
 
 
-def rank_order(topics: pd.Series, docs: pd.Series, scores: pd.Series | np.ndarray) -> np.ndarray:
-    """Row positions sorted by topic (ascending), score (descending), doc (descending)."""
+def _sort_ties(tied: np.ndarray, group: np.ndarray, scores: np.ndarray, docs: pa.Array,
+               precision: Precision) -> np.ndarray:
+    """``tied`` (row positions) sorted by ``group``, then (``"double"`` only) exact score
+    descending, then doc id descending."""
+    ids = docs.take(int_array(tied))
+    if isinstance(ids, pa.DictionaryArray):
+        ids = ids.dictionary_decode()
+    columns, keys = [int_array(group), ids], [("group", "ascending"), ("doc", "descending")]
+    if precision == "double":
+        exact = np.ascontiguousarray(np.asarray(scores, dtype=np.float64)[tied] + 0.0)  # no -0.0
+        # from buffers, not pa.array: that would import pandas (half a second) to check inputs
+        columns.insert(1, pa.Array.from_buffers(pa.float64(), len(exact),
+                                                [None, pa.py_buffer(exact)]))
+        keys.insert(1, ("score", "descending"))
+    table = pa.Table.from_arrays(columns, names=[name for name, _ in keys])
+    return tied[numpy_of(pc.sort_indices(table, sort_keys=keys))]
+
+
+def rank_order(topics: pd.Series, docs: pd.Series, scores: pd.Series | np.ndarray, *,
+               precision: Precision = "single") -> np.ndarray:
+    """Row positions sorted by topic (ascending), score (descending, compared in
+    ``precision``), doc (descending)."""
     topic_codes = byte_order_codes(pc.dictionary_encode(_arrow(topics)))
     doc_codes = byte_order_codes(pc.dictionary_encode(_arrow(docs)))
-    return rank_positions(topic_codes, doc_codes, np.asarray(scores, dtype=np.float64))
+    return rank_positions(topic_codes, doc_codes, np.asarray(scores, dtype=np.float64),
+                          precision=precision)
 
 
-def rank_run(run: pd.DataFrame) -> pd.DataFrame:
+def rank_run(run: pd.DataFrame, *, precision: Precision = "single") -> pd.DataFrame:
     """The run sorted into ranking order with a 1-based ``rank`` column within each topic."""
-    order = rank_order(run["topic"], run["doc"], run["score"])
+    order = rank_order(run["topic"], run["doc"], run["score"], precision=precision)
     ranked = run.iloc[order].reset_index(drop=True)
     ranked["rank"] = ranked.groupby("topic", sort=False).cumcount().to_numpy() + 1
     return ranked

@@ -24,6 +24,7 @@ from pooljudge.trec_columns import (
     RUN_FIELDS,
     QrelsColumns,
     RunColumns,
+    clip,
     encode,
     encode_run,
     first_duplicate,
@@ -162,7 +163,8 @@ def write_qrels(qrels: pd.DataFrame, path: PathLike) -> None:
     ordered = qrels.sort_values(["topic", "doc"], kind="stable")
     lines = (
         f"{t} 0 {d} {int(label)}\n"
-        for t, d, label in zip(ordered["topic"], ordered["doc"], ordered["label"], strict=True)
+        for t, d, label in zip(ordered["topic"].tolist(), ordered["doc"].tolist(),
+                               ordered["label"].tolist(), strict=True)  # lists: fast to walk
     )
     _write_lines(path, lines)
 
@@ -199,6 +201,9 @@ def read_pool(path: PathLike) -> pd.DataFrame:
     missing = [c for c in POOL_COLUMNS if c not in header]
     if missing:
         raise InputError(f"header lacks column(s) {', '.join(missing)}", path=path, line=1)
+    twice = sorted({c for c in header if header.count(c) > 1})
+    if twice:
+        raise InputError(f"header repeats column(s) {', '.join(twice)}", path=path, line=1)
     records = []
     for number, fields in enumerate(rows[1:], start=2):
         if fields == [""]:
@@ -208,9 +213,7 @@ def read_pool(path: PathLike) -> pd.DataFrame:
                              path=path, line=number)
         record = dict(zip(header, fields, strict=True))
         for column in ("order", "best_rank"):
-            if not record[column].strip().lstrip("-").isdigit():
-                raise InputError(f"{column} is not an integer: {record[column]!r}", path=path,
-                                 line=number)
+            _check_int64(record[column], column, path, number)
         if not record["topic"].strip() or not record["doc"].strip():
             raise InputError("blank topic or document id", path=path, line=number)
         records.append((number, record))
@@ -226,6 +229,15 @@ def read_pool(path: PathLike) -> pd.DataFrame:
 
 
 # --- internals ---------------------------------------------------------------------------------
+
+
+def _check_int64(text: str, column: str, path: PathLike, line: int) -> None:
+    """InputError at ``path:line`` unless ``text`` is an integer that fits in 64 bits."""
+    if not text.strip().lstrip("-").isdigit():
+        raise InputError(f"{column} is not an integer: {clip(text)}", path=path, line=line)
+    if not -(1 << 63) <= int(text) < 1 << 63:
+        raise InputError(f"{column} is out of range (a 64-bit integer): {clip(text)}", path=path,
+                         line=line)
 
 
 def _arrow_strings(column: pd.Series) -> pa.Array:

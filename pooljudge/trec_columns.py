@@ -4,13 +4,14 @@ checked Arrow/numpy arrays, without pandas.
 The bytes are parsed by pyarrow's multi-threaded CSV reader, materialising only the columns that
 are used (a run's ``Q0``, rank and tag are checked for presence but never built). Files with one
 blank or one tab between fields are parsed as they are; anything else (repeated or mixed blanks,
-CRs, ``#`` comment lines) is normalised first with C-speed ``bytes`` operations. Only when parsing
-or a check on the columns fails does a line-by-line scan run, to name the exact ``path:line``.
+CRs, ``#`` comment lines) is normalised first with C-speed ``bytes`` operations. A run line may
+carry fields after the run tag: they are ignored, as trec_eval does (qrels lines must have exactly
+four fields). Only when parsing or a check on the columns fails does a line-by-line scan run, to
+name the exact ``path:line``.
 """
 
 from __future__ import annotations
 
-import io
 import math
 import re
 from collections.abc import Callable, Iterable
@@ -22,6 +23,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from pooljudge.arrow_numpy import int_array, numpy_of
+from pooljudge.csv_blocks import PARSE_ERRORS, first_failing_line, read_csv_blocks
 from pooljudge.errors import InputError
 from pooljudge.fileio import PathLike, read_bytes
 from pooljudge.string_keys import first_repeat, pair_keys, string_hashes
@@ -31,6 +33,7 @@ __all__ = [
     "RUN_FIELDS",
     "QrelsColumns",
     "RunColumns",
+    "clip",
     "encode",
     "encode_grouped",
     "encode_run",
@@ -47,6 +50,7 @@ RUN_FIELDS = ("topic", "q0", "doc", "rank", "score", "tag")
 QRELS_FIELDS = ("topic", "iteration", "doc", "label")
 _RUN_USED = ("topic", "doc", "score")
 _QRELS_USED = ("topic", "doc", "label")
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 _COMMENT_LINE = re.compile(rb"(?m)^[ \t]*#[^\n]*")
 
 
@@ -79,13 +83,14 @@ def read_run_columns(path: PathLike) -> RunColumns:
 
 def parse_run(path: PathLike, *, tag: bool = False) -> pa.Table:
     """A run's ``topic, doc, score`` (and ``tag``) columns in file order; all but duplicates
-    checked.
+    checked. Fields after the tag are ignored (trec_eval's rule).
 
-    Raises InputError naming ``path:line`` for a wrong column count, a score that is not a finite
-    number, undecodable bytes, or an empty file.
+    Raises InputError naming ``path:line`` for fewer than six fields, a score that is not a
+    finite number, undecodable bytes, or an empty file.
     """
     used = (*_RUN_USED, "tag") if tag else _RUN_USED
-    table = parse(path, RUN_FIELDS, used, {"score": pa.float64()}, _check_run_line)
+    table = parse(path, RUN_FIELDS, used, {"score": pa.float64()}, _check_run_line,
+                  extra_fields=True)
     score = numpy_of(table["score"])
     bad = ~np.isfinite(score)
     if bad.any():
@@ -104,7 +109,7 @@ def encode_run(table: pa.Table, path: PathLike) -> RunColumns:
     doc_hash = string_hashes(doc)
     row = first_repeat(pair_keys(numpy_of(topic.indices), doc_hash), topic, doc)
     if row is not None:
-        fail_at_row(path, row, f"document listed twice for topic {topic[row]}: {doc[row]}")
+        fail_at_row(path, row, f"document listed twice for topic {topic[row]}: {_id(doc[row])}")
     return RunColumns(topic, doc, numpy_of(table["score"]), doc_hash)
 
 
@@ -115,7 +120,7 @@ def read_qrels_columns(path: PathLike) -> QrelsColumns:
     topic, doc = encode_grouped(table["topic"]), encode(table["doc"])
     row = first_duplicate(topic, doc)
     if row is not None:
-        fail_at_row(path, row, f"document judged twice for topic {topic[row]}: {doc[row]}")
+        fail_at_row(path, row, f"document judged twice for topic {topic[row]}: {_id(doc[row])}")
     return QrelsColumns(topic, doc, numpy_of(table["label"]).astype(np.int64))
 
 
@@ -160,9 +165,11 @@ def first_duplicate(topic: pa.DictionaryArray, doc: pa.DictionaryArray) -> int |
 
 
 def parse(path: PathLike, fields: tuple[str, ...], used: tuple[str, ...], types: dict,
-          check_line: Callable[[list[str]], str | None]) -> pa.Table:
+          check_line: Callable[[list[str]], str | None], *,
+          extra_fields: bool = False) -> pa.Table:
     """Parse whitespace-separated ``fields`` fast, keeping the ``used`` ones; on failure locate
-    the bad line and raise InputError."""
+    the bad line and raise InputError. With ``extra_fields``, fields after the last of
+    ``fields`` are dropped instead of making the line malformed."""
     raw = read_bytes(path)
     table = None
     if b"#" not in raw and b"\r" not in raw:
@@ -171,13 +178,48 @@ def parse(path: PathLike, fields: tuple[str, ...], used: tuple[str, ...], types:
         elif b" " not in raw:
             table = _read_table(raw, fields, used, types, delimiter="\t")
     if table is None:
-        table = _read_table(_normalise(raw), fields, used, types, delimiter=" ")
+        normalised = _normalise(raw)
+        table = _read_table(normalised, fields, used, types, delimiter=" ")
+        if table is None and extra_fields:
+            normalised = _drop_extra_fields(normalised, len(fields))
+            table = _read_table(normalised, fields, used, types, delimiter=" ")
     if table is None or table.num_rows == 0:
         if next(iter(data_lines(raw)), None) is None:
             raise InputError("file has no data lines (only blanks and # comments)", path=path)
-        _locate_bad_line(path, raw, len(fields), check_line)
-        raise InputError("cannot parse the file", path=path)
+        _locate_bad_line(path, raw, len(fields), check_line, extra_fields=extra_fields)
+        _bisect_bad_line(path, _normalise(raw), fields, used, types, extra_fields=extra_fields)
     return table
+
+
+def _bisect_bad_line(path: PathLike, normalised: bytes, fields: tuple[str, ...],
+                     used: tuple[str, ...], types: dict, *, extra_fields: bool) -> None:
+    """Raise InputError at the first line pyarrow refuses though the line checks passed.
+
+    :func:`_normalise` keeps every line where it was, so a line number in ``normalised`` is
+    one in the file.
+    """
+    if extra_fields:
+        normalised = _drop_extra_fields(normalised, len(fields))
+
+    def parses(data: bytes) -> bool:
+        return _read_table(data, fields, used, types, delimiter=" ") is not None
+
+    line = first_failing_line(normalised, parses)
+    if line is None:
+        raise InputError("cannot parse the file", path=path)
+    text = normalised.split(b"\n")[line - 1].decode("utf-8", "replace")
+    raise InputError(f"cannot read the line: {clip(text)}", path=path, line=line)
+
+
+def _id(value: pa.Scalar) -> str:
+    """An id for an error message: as it is, or clipped when long."""
+    text = str(value)
+    return text if len(text) <= 80 else clip(text)
+
+
+def clip(text: str, limit: int = 80) -> str:
+    """``text`` quoted for an error message, cut to about ``limit`` characters."""
+    return repr(text) if len(text) <= limit else f"{text[:limit]!r}… ({len(text)} characters)"
 
 
 def _read_table(data: bytes, fields: tuple[str, ...], used: tuple[str, ...], types: dict, *,
@@ -188,16 +230,15 @@ def _read_table(data: bytes, fields: tuple[str, ...], used: tuple[str, ...], typ
     """
     column_types = {name: types.get(name, pa.string()) for name in used}
     try:
-        return pacsv.read_csv(
-            io.BytesIO(data),
-            read_options=pacsv.ReadOptions(column_names=list(fields), block_size=1 << 24),
+        return read_csv_blocks(
+            data, column_names=list(fields),
             parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False,
                                              ignore_empty_lines=True),
             convert_options=pacsv.ConvertOptions(column_types=column_types,
                                                  include_columns=list(used),
                                                  null_values=[], strings_can_be_null=False),
         )
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
+    except PARSE_ERRORS:
         return None
 
 
@@ -218,6 +259,12 @@ def _normalise(raw: bytes) -> bytes:
     return raw[1:] if raw.startswith(b" ") else raw
 
 
+def _drop_extra_fields(normalised: bytes, n_fields: int) -> bytes:
+    """:func:`_normalise`'d bytes with every line cut after its ``n_fields``-th field."""
+    line = re.compile(rb"(?m)^((?:[^ \n]+ ){%d}[^ \n]+) [^\n]*$" % (n_fields - 1))
+    return line.sub(rb"\1", normalised)
+
+
 def data_lines(raw: bytes) -> Iterable[tuple[int, bytes]]:
     """(line number, line) for every line that is neither blank nor a ``#`` comment."""
     for number, line in enumerate(raw.split(b"\n"), start=1):
@@ -226,17 +273,19 @@ def data_lines(raw: bytes) -> Iterable[tuple[int, bytes]]:
             yield number, line
 
 
-def _locate_bad_line(path: PathLike, raw: bytes, n_fields: int, check_line) -> None:
-    """Scan line by line and raise InputError at the first line that cannot be read."""
+def _locate_bad_line(path: PathLike, raw: bytes, n_fields: int, check_line, *,
+                     extra_fields: bool = False) -> None:
+    """Scan line by line and raise InputError at the first line that cannot be read (with
+    ``extra_fields``, more than ``n_fields`` fields is not an error)."""
     for number, line in data_lines(raw):
         try:
             text = line.decode("utf-8")
         except UnicodeDecodeError:
             raise InputError("not valid UTF-8", path=path, line=number) from None
         fields = text.split()
-        if len(fields) != n_fields:
+        if len(fields) < n_fields or (len(fields) > n_fields and not extra_fields):
             raise InputError(f"expected {n_fields} whitespace-separated fields, found "
-                             f"{len(fields)}: {text.strip()!r}", path=path, line=number)
+                             f"{len(fields)}: {clip(text.strip())}", path=path, line=number)
         problem = check_line(fields)
         if problem:
             raise InputError(problem, path=path, line=number)
@@ -246,15 +295,17 @@ def _check_run_line(fields: list[str]) -> str | None:
     try:
         score = float(fields[4])
     except ValueError:
-        return f"score is not a number: {fields[4]!r}"
-    return None if math.isfinite(score) else f"score is not a finite number: {fields[4]!r}"
+        return f"score is not a number: {clip(fields[4])}"
+    return None if math.isfinite(score) else f"score is not a finite number: {clip(fields[4])}"
 
 
 def _check_qrels_line(fields: list[str]) -> str | None:
     try:
-        int(fields[3])
+        label = int(fields[3])
     except ValueError:
-        return f"label is not an integer: {fields[3]!r}"
+        return f"label is not an integer: {clip(fields[3])}"
+    if not _INT64_MIN <= label <= _INT64_MAX:
+        return f"label is out of range (a 64-bit integer): {clip(fields[3])}"
     return None
 
 

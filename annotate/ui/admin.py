@@ -1,8 +1,9 @@
 """Admin pages: which campaign, its overview (progress, pace, time left) and the export.
 
 Rates use the store's judgment times: judgments per hour over the last 24 hours (by hour, for
-the chart) and the pace of the last hour of activity for the estimate of time left:
-``time left = judgments still needed / judgments per hour``, unknown without recent activity.
+the chart). The time left is the one estimate the judging page shows too
+(:func:`annotate.store_progress.time_left`: judgments still needed / first judgments of all
+annotators in the last active hour), with the same words (:data:`~annotate.store_progress.PACE`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ from annotate import store
 from annotate.consensus import POLICIES, Policy, consensus_qrels
 from annotate.db import session_scope
 from annotate.records import AnnotatorInfo, CampaignInfo
+from annotate.store_progress import PACE, time_left
 from annotate.ui import keys
+from annotate.ui.render import duration_text
 from pooljudge.trec import write_qrels
 
 __all__ = ["hourly_rates", "pick_campaign", "render_export", "render_overview"]
@@ -52,16 +55,14 @@ def render_overview(engine: Engine, campaign: CampaignInfo) -> None:
         topics = store.progress(session, campaign=campaign.name)
         people = store.annotator_progress(session, campaign=campaign.name)
         times = store.judgment_times(session, campaign=campaign.name)
-    needed, done = int(topics["judgments_needed"].sum()), int(topics["judgments_done"].sum())
+        needed, done = int(topics["judgments_needed"].sum()), int(topics["judgments_done"].sum())
+        left = time_left(session, campaign=campaign.name, remaining=needed - done)
     now = pd.Timestamp(pd.to_datetime(times["created_at"]).max()) if len(times) else None
-    last_hour = 0 if now is None else int((pd.to_datetime(times["created_at"]) >=
-                                           now - timedelta(hours=1)).sum())
-    left = (needed - done) / last_hour if last_hour else None
     a, b, c, d = st.columns(4)
     a.metric("Judgments done", f"{done} / {needed}")
     b.metric("Complete", f"{done / needed:.0%}" if needed else "–")
-    c.metric("Judgments in the last active hour", last_hour)
-    d.metric("Time left at that pace", "unknown" if left is None else f"{left:.1f} h")
+    c.metric("Judgments in the last active hour", left.last_hour)
+    d.metric(f"Time left {PACE}", duration_text(left.hours))
     st.subheader("By topic")
     st.dataframe(topics.assign(share=topics["judgments_done"] / topics["judgments_needed"]),
                  hide_index=True, column_config={"share": st.column_config.ProgressColumn(

@@ -2,7 +2,9 @@
 
 Statistics come from :mod:`annotate.agreement` and :mod:`annotate.consensus`; this module only
 arranges them: the pairwise table with bootstrap confidence intervals, a heat map of Cohen's
-kappa, the confusion matrix of any two annotators, and the most disagreed pairs.
+kappa, the confusion matrix of any two annotators (both axes named with the annotator and the
+label), and the most disagreed pairs. Names from uploads reach Markdown only through
+:func:`~annotate.ui.render.md_escape`; in tables and charts they are plain text.
 """
 
 from __future__ import annotations
@@ -18,25 +20,39 @@ from annotate import store
 from annotate.agreement import agreement_report
 from annotate.consensus import adjudication_queue, disagreements
 from annotate.db import session_scope
-from annotate.records import AnnotatorInfo, CampaignInfo
+from annotate.records import AnnotatorInfo, CampaignInfo, LabelScale
 from annotate.ui import keys
 from annotate.ui.pair_panels import show_pair
 from annotate.ui.render import caption_html, md_escape, text_html
 from pooljudge.errors import InputError
 
-__all__ = ["confusion", "kappa_heat", "render_adjudication", "render_agreement"]
+__all__ = ["confusion", "confusion_view", "kappa_heat", "render_adjudication",
+           "render_agreement"]
 
 
 def confusion(latest: pd.DataFrame, a: str, b: str, scale: tuple[int, ...]) -> pd.DataFrame:
-    """Counts of (label by ``a``, label by ``b``) over the pairs both judged, full scale."""
+    """Counts of (label by ``a``: rows, label by ``b``: columns) over the pairs both judged,
+    on the full scale; the axes are the label values, named ``a`` and ``b``."""
     votes = latest.loc[latest["kind"] == "judgment", ["annotator", "topic", "doc", "label"]]
     both = votes[votes["annotator"] == a].merge(votes[votes["annotator"] == b],
                                                 on=["topic", "doc"], suffixes=("_a", "_b"))
     # plain integer axes (a categorical axis cannot be read back from Arrow)
     table = (pd.crosstab(both["label_a"], both["label_b"])
              .reindex(index=list(scale), columns=list(scale), fill_value=0).astype("int64"))
-    table.index.name, table.columns.name = f"{a} →", f"{b} ↓"
+    table.index.name, table.columns.name = a, b
     return table
+
+
+def confusion_view(table: pd.DataFrame, scale: LabelScale) -> pd.DataFrame:
+    """:func:`confusion` for the page: each row is ``<a>: <value> · <label name>``, each column
+    ``<b>: <value> · <label name>``, and the corner says which annotator is which axis (a
+    table's header shows only the row axis' name)."""
+    names = {label.value: label.name for label in scale.labels}
+    a, b = table.index.name, table.columns.name
+    view = table.set_axis([f"{a}: {v} · {names.get(v, v)}" for v in table.index], axis=0)
+    view = view.set_axis([f"{b}: {v} · {names.get(v, v)}" for v in table.columns], axis=1)
+    view.index.name = f"rows: {a} · columns: {b}"
+    return view
 
 
 def kappa_heat(pairs: pd.DataFrame) -> pd.DataFrame:
@@ -70,7 +86,7 @@ def render_agreement(engine: Engine, campaign: CampaignInfo) -> None:
     a = left.selectbox("Annotator A", names, index=0)
     b = right.selectbox("Annotator B", names, index=1)
     st.subheader(f"Confusion matrix: {md_escape(a)} × {md_escape(b)}")
-    st.dataframe(confusion(latest, a, b, scale))
+    st.dataframe(confusion_view(confusion(latest, a, b, scale), campaign.scale))
     st.subheader("Most disagreed pairs")
     st.dataframe(disagreements(latest, scale).head(50), hide_index=True)
 

@@ -1,7 +1,7 @@
 """Driving the app in a real browser: start a server, launch Chromium, wait for Streamlit.
 
 Shared by the browser tests (``tests/e2e``), ``benchmarks/ui_latency.py`` and the screenshot
-script. Follows DESIGN.md: Debian's ``/usr/bin/chromium`` through Playwright's Python package
+script. The recipe: Debian's ``/usr/bin/chromium`` through Playwright's Python package
 (never ``playwright install``), a server started like ``pooljudge serve``, ``/_stcore/health``
 before the first page, and before every action the app idle
 (``data-test-script-state="notRunning"``) plus the widget needed.
@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
+import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -28,8 +29,10 @@ __all__ = [
     "shown_doc",
     "shown_pair",
     "start_app",
+    "start_serve",
     "stop_app",
     "wait_for_new_pair",
+    "wait_healthy",
     "wait_idle",
     "wait_keys_ready",
 ]
@@ -63,23 +66,42 @@ def start_app(db_url: str, log: Path, *, timeout: float = 60.0,
     with log.open("w") as handle:
         process = subprocess.Popen(command, env=env,
                                    stdout=handle, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
+    return wait_healthy(process, f"http://127.0.0.1:{port}", log, timeout), process
+
+
+def start_serve(db_url: str, log: Path, *, port: int | None = None, timeout: float = 90.0,
+                pool_size: int | None = None) -> tuple[str, subprocess.Popen]:
+    """Run the real ``pooljudge serve`` command on ``db_url`` (on ``port``, else a free one);
+    its base URL once healthy. :func:`stop_app` stops it (SIGTERM, passed on to Streamlit)."""
+    port = port or free_port()
+    command = [sys.executable, "-m", "pooljudge", "serve", "--db", db_url, "--port", str(port)]
+    if pool_size is not None:
+        command += ["--pool-size", str(pool_size)]
+    with log.open("w") as handle:
+        process = subprocess.Popen(command, stdout=handle, stderr=subprocess.STDOUT)
+    return wait_healthy(process, f"http://127.0.0.1:{port}", log, timeout), process
+
+
+def wait_healthy(process: subprocess.Popen, base: str, log: Path, timeout: float) -> str:
+    """``base`` once its ``/_stcore/health`` answers 200; RuntimeError (with the log) when the
+    process exits first or the deadline passes (the process is then stopped)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"streamlit exited early:\n{log.read_text()}")
+            raise RuntimeError(f"the server exited early:\n{log.read_text()}")
         try:
             with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as response:
                 if response.status == 200:
-                    return base, process
+                    return base
         except OSError:
             time.sleep(0.2)
     stop_app(process)
-    raise RuntimeError(f"streamlit did not become healthy in {timeout:.0f} s:\n{log.read_text()}")
+    raise RuntimeError(f"the server did not become healthy in {timeout:.0f} s:\n"
+                       f"{log.read_text()}")
 
 
 def stop_app(process: subprocess.Popen) -> None:
-    """Terminate the server started by :func:`start_app` (kill after 10 s)."""
+    """Terminate a server started here (SIGTERM; SIGKILL after 10 s)."""
     process.terminate()
     try:
         process.wait(timeout=10)

@@ -176,7 +176,7 @@ def _form_inputs() -> tuple[dict, dict]:
     """The form's widgets: settings (people still as text) and the uploaded files."""
     name = st.text_input("Campaign name", key=keys.CREATE_NAME)
     files = {"topics": _uploader("Topics (TREC topics, TSV or JSONL)", key=keys.CREATE_TOPICS),
-             "documents": _uploader("Documents (JSONL, TSV or TREC <DOC>)", key=keys.CREATE_DOCS,
+             "documents": _uploader("Documents (JSONL, TSV or TREC `<DOC>`)", key=keys.CREATE_DOCS,
                                     multiple=True),
              "runs": _uploader("Runs (TREC format)", key=keys.CREATE_RUNS, multiple=True)}
     left, middle, right = st.columns(3)

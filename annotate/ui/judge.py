@@ -11,15 +11,18 @@ State machine (session state, keys in :mod:`annotate.ui.keys`):
 - Seconds spent = time from the pair appearing to the label, measured on the server.
 - Speed: the judging area is a fragment, so a press reruns only it. The press costs one write
   transaction in the callback (the judgment and the next claim together) and one read-only
-  transaction in the rerun (login check, progress from counters, recent seconds per judgment).
+  transaction in the rerun (login check, progress from counters, the last hour's pace).
+- Shortcuts: the buttons on screen and the key hint under them come from one list
+  (:func:`_nav_buttons` and the label buttons), so the hint names exactly the keys bound.
 
 The page never receives runs, ranks, or (unless the campaign allows it) other people's labels.
 """
 
 from __future__ import annotations
 
-import statistics
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
@@ -29,11 +32,20 @@ from annotate import store
 from annotate.db import session_scope
 from annotate.records import AnnotatorInfo, CampaignInfo, JudgmentRecord, PairView
 from annotate.store import DuplicateWrite
+from annotate.store_progress import PACE, TimeLeft, time_left
 from annotate.ui import keys
-from annotate.ui.render import caption_html, document_html, md_escape, query_terms, text_html
+from annotate.ui.render import (
+    caption_html,
+    document_html,
+    duration_text,
+    keys_html,
+    md_escape,
+    query_terms,
+    text_html,
+)
 from pooljudge.errors import InputError
 
-__all__ = ["DISPLAYED", "eta_seconds", "render"]
+__all__ = ["DISPLAYED", "render"]
 
 DISPLAYED = "pj_displayed"
 _RESERVED_SHORTCUTS = frozenset({"c", "r"})
@@ -64,18 +76,22 @@ def _judging(engine: Engine, user: AnnotatorInfo, campaign: CampaignInfo) -> Non
         view, earlier = _displayed_pair(session, user)
         progress = store.progress(session, campaign=campaign.name, annotator_id=user.id,
                                   pairs=_topic_pairs(engine, str(engine.url), campaign.name))
-        recent = store.recent_seconds(session, annotator_id=user.id, limit=20)
+        remaining = int((progress["judgments_needed"] - progress["judgments_done"]).sum())
+        left = time_left(session, campaign=campaign.name, remaining=remaining)
+        judged_before = bool(store.recent_seconds(session, annotator_id=user.id, limit=1))
         others = (store.others_labels(session, annotator_id=user.id, pair_id=view.pair_id)
                   if campaign.show_others_labels and view is not None else [])
     if not still_in:
         st.rerun(scope="app")
-    _progress(progress, recent, view)
+    _progress(progress, left, view)
     if view is None:
         st.success("Nothing left to judge for you right now. Thank you!",
                    icon=":material/done_all:")
-        if recent:
-            st.button("Back to my last judgment", key=keys.back_key(0),
-                      on_click=_on_back, shortcut="b")
+        if judged_before:
+            back = _Nav(keys.back_key(0), "Back to my last judgment", "b",
+                        "back to my last judgment", _on_back)
+            st.button(back.label, key=back.key, on_click=back.on_click, shortcut=back.shortcut)
+            st.html(keys_html([(back.shortcut, back.hint)]))
         return
     if state.get(DISPLAYED) != view.pair_id:
         state[DISPLAYED] = view.pair_id
@@ -85,8 +101,8 @@ def _judging(engine: Engine, user: AnnotatorInfo, campaign: CampaignInfo) -> Non
     _pair(view, campaign, earlier)
     _controls(engine, user, campaign, view, earlier)
     if others:
-        st.caption("Other annotators: "
-                   + ", ".join(f"{md_escape(a)}: {lab}" for a, lab in others))
+        st.html(caption_html("Other annotators: " + ", ".join(f"{a}: {lab}" for a, lab in others),
+                             css_class="pj-others"))
 
 
 @st.cache_data(ttl=300, show_spinner=False)
@@ -129,13 +145,42 @@ def _pair(view: PairView, campaign: CampaignInfo, earlier: JudgmentRecord | None
                 + document_html(view.doc_title, view.doc_text, terms))
 
 
+@dataclass(frozen=True)
+class _Nav:
+    """A navigation button: its key, label, shortcut, what the key hint says, its callback."""
+
+    key: str
+    label: str
+    shortcut: str
+    hint: str
+    on_click: Callable[..., None]
+    args: tuple = ()
+
+
+def _nav_buttons(engine: Engine, user: AnnotatorInfo, view: PairView,
+                 earlier: JudgmentRecord | None) -> tuple[_Nav, _Nav]:
+    """Skip (new pair) or back to new pairs (earlier pair), then previous pair."""
+    forward = (_Nav(keys.skip_key(view.pair_id), "Skip for now", "s", "skip", _on_skip,
+                    (engine, user.id, view.pair_id)) if earlier is None
+               else _Nav(keys.FORWARD, "Back to new pairs", "n", "back to new pairs",
+                         _on_forward))
+    return forward, _Nav(keys.back_key(view.pair_id), "Previous pair", "b", "previous pair",
+                         _on_back)
+
+
+def _label_shortcut(value: int) -> str | None:
+    """A label's digit key, for one-digit values other than Streamlit's own keys."""
+    digit = str(value)
+    return digit if len(digit) == 1 and digit not in _RESERVED_SHORTCUTS else None
+
+
 def _controls(engine: Engine, user: AnnotatorInfo, campaign: CampaignInfo, view: PairView,
               earlier: JudgmentRecord | None) -> None:
     labels = campaign.scale.labels
     columns = st.columns(len(labels) + 2)
+    hint: list[tuple[str, str]] = []
     for column, label in zip(columns, labels, strict=False):
-        digit = str(label.value)
-        shortcut = digit if len(digit) == 1 and digit not in _RESERVED_SHORTCUTS else None
+        shortcut = _label_shortcut(label.value)
         chosen = earlier is not None and earlier.label == label.value
         column.button(f"{label.value} · {md_escape(label.name)}",
                       key=keys.label_key(view.pair_id, label.value),
@@ -144,18 +189,16 @@ def _controls(engine: Engine, user: AnnotatorInfo, campaign: CampaignInfo, view:
                       shortcut=shortcut, on_click=_on_label, width="stretch",
                       args=(engine, user.id, view, label.value,
                             1 if earlier is None else earlier.version + 1))
-    if earlier is None:
-        columns[-2].button("Skip for now", key=keys.skip_key(view.pair_id), shortcut="s",
-                           on_click=_on_skip, args=(engine, user.id, view.pair_id), width="stretch")
-    else:
-        columns[-2].button("Back to new pairs", key=keys.FORWARD, on_click=_on_forward,
-                           shortcut="n", width="stretch")
-    columns[-1].button("Previous pair", key=keys.back_key(view.pair_id), on_click=_on_back,
-                       shortcut="b", width="stretch")
+        if shortcut is not None:
+            hint.append((shortcut, label.name))
+    for column, nav in zip(columns[-2:], _nav_buttons(engine, user, view, earlier),
+                           strict=True):
+        column.button(nav.label, key=nav.key, on_click=nav.on_click, args=nav.args,
+                      shortcut=nav.shortcut, width="stretch")
+        hint.append((nav.shortcut, nav.hint))
     st.text_input("Comment (optional, saved with your label)", key=keys.comment_key(view.pair_id),
                   placeholder="e.g. relevant only for its second paragraph")
-    st.caption("Keys: " + " · ".join(f"**{lab.value}** {md_escape(lab.name)}" for lab in labels)
-               + " · **s** skip · **b** previous pair")
+    st.html(keys_html(hint))
 
 
 def _on_label(engine: Engine, annotator_id: int, view: PairView, label: int,
@@ -178,7 +221,10 @@ def _on_label(engine: Engine, annotator_id: int, view: PairView, label: int,
                                   comment=comment, expected_version=version)
             following = (store.next_pair(session, annotator_id=annotator_id) if version == 1
                          else state.get(keys.CURRENT))
-    except DuplicateWrite:
+    except DuplicateWrite as exc:  # e.g. written meanwhile in another tab of this annotator
+        if version == 1:  # the pair on screen is done: show the annotator's live claim
+            state[keys.CURRENT] = None
+        state[keys.FLASH] = f"Not saved: {exc}"
         return
     except InputError as exc:  # e.g. the lease ran out and others took the pair meanwhile
         state[keys.CURRENT] = None
@@ -215,27 +261,8 @@ def _label_name(campaign: CampaignInfo, value: int) -> str:
     return next((lab.name for lab in campaign.scale.labels if lab.value == value), str(value))
 
 
-def eta_seconds(remaining: int, recent_seconds: list[float]) -> float | None:
-    """Estimated seconds left: ``remaining`` × the median of recent seconds per judgment.
-
-    None when nothing was timed yet; 0 when nothing remains.
-    """
-    if remaining <= 0:
-        return 0.0
-    timed = [s for s in recent_seconds if s is not None and s >= 0]
-    return remaining * statistics.median(timed) if timed else None
-
-
-def _format_duration(seconds: float | None) -> str:
-    if seconds is None:
-        return "unknown yet"
-    minutes = round(seconds / 60)
-    return f"{minutes // 60} h {minutes % 60:02d} min" if minutes >= 60 else f"{minutes} min"
-
-
-def _progress(progress: pd.DataFrame, recent: list[float | None], view: PairView | None
-              ) -> None:
-    """Topic and campaign progress bars, the person's count and the estimated time left."""
+def _progress(progress: pd.DataFrame, left: TimeLeft, view: PairView | None) -> None:
+    """Topic and campaign progress bars, the person's count and the campaign's time left."""
     done = int(progress["judgments_done"].sum()) if len(progress) else 0
     needed = int(progress["judgments_needed"].sum()) if len(progress) else 0
     topic, overall = st.columns(2)
@@ -248,9 +275,8 @@ def _progress(progress: pd.DataFrame, recent: list[float | None], view: PairView
     overall.progress(done / needed if needed else 1.0,
                      text=f"Campaign: {done} of {needed} judgments")
     mine = int(progress["annotator_done"].sum()) if "annotator_done" in progress else 0
-    eta = eta_seconds(needed - done, [s for s in recent if s is not None])
-    st.caption(f"You judged {mine} pairs. Time left for the campaign at your pace: "
-               f"{_format_duration(eta)}.")
+    st.caption(f"You judged {mine} pairs. Time left for the campaign {PACE}: "
+               f"{duration_text(left.hours)}.")
 
 
 def _sidebar(campaign: CampaignInfo) -> None:

@@ -16,15 +16,21 @@ from collections.abc import Iterable
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 __all__ = [
-    "FRAME_HEIGHT_PX", "STYLE", "caption_html", "document_html", "highlight", "md_escape",
-    "query_terms", "text_html",
+    "FRAME_HEIGHT_PX", "JOINER", "STYLE", "caption_html", "document_html", "duration_text",
+    "highlight", "keys_html", "md_escape", "query_terms", "text_html",
 ]
 
 FRAME_HEIGHT_PX = 480
 _WORD = re.compile(r"\w+")
 # CommonMark lets a backslash escape any ASCII punctuation; escaping all of it also disarms
-# Streamlit's own syntax ($ math, :icon: and :color[...] directives).
+# Streamlit's own syntax ($ math, :color[...] directives).
 _MD_SPECIAL = re.compile(r"""([!-/:-@\[-`{-~])""")
+# U+2060 WORD JOINER: invisible, no line break, and neither a word character nor whitespace.
+JOINER = "\u2060"
+# Where a joiner goes so that no rewrite of *resolved* text finds its pattern (see md_escape).
+_AFTER = re.compile(r":")                           # http: https: mailto: :smile: :streamlit:
+_BEFORE = re.compile(r"@|(?<=[wW]{3})\.")           # someone@example, www.example
+_ARROW = re.compile(r"(?<!\S)(?:<->|->|<-|--|>=|<=|~=)(?!\S)")  # Streamlit's typography
 
 # One style block for the app: rendered once per page with st.html (styles only, no content).
 STYLE = f"""<style>
@@ -40,10 +46,32 @@ STYLE = f"""<style>
 
 
 def md_escape(text: str) -> str:
-    """``text`` as literal Markdown: every ASCII punctuation mark backslash-escaped and line
-    breaks turned into spaces, for names from uploads shown inside Markdown (captions, labels,
-    headers) where a link, an image or a heading must never appear."""
-    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).splitlines()))
+    """``text`` as literal Markdown for Streamlit: shown as exactly its characters, never as a
+    link, an image, a heading, an icon or any other element, wherever Streamlit forces Markdown
+    (captions, button and widget labels, ``help=`` tooltips, tabs, expanders, headers, alerts).
+
+    Two steps, because escaping alone cannot stop everything:
+
+    1. Every ASCII punctuation mark is backslash-escaped, which CommonMark's parser honours:
+       no link, image, emphasis, code, HTML, heading, list or table, and no ``$`` math or
+       ``:color[…]`` directive. Runs of whitespace (line breaks included) become one space,
+       so no line starts a block and no indentation makes a code block.
+    2. Some rewrites run on the text *after* escapes are resolved, so ``http\\://x`` is again
+       ``http://x`` to them: GFM's autolink literals in remark-gfm (``http://``, ``https://``,
+       ``www.``, e-mail and ``mailto:`` addresses), Streamlit's ``:streamlit:`` logo, emoji
+       and ``:material/…:`` icon shortcodes, and its typography (`` -> `` becomes an arrow). A
+       :data:`JOINER` (U+2060, invisible) after every ``:``, before every ``@`` and between
+       ``www`` and ``.``, and after the first character of a free-standing arrow, breaks each
+       of those patterns while the text still reads the same. Copying it copies the joiners.
+
+    For text inside HTML (:func:`caption_html`, :func:`text_html` …) use those instead: HTML
+    escaping is exact and needs no joiner.
+    """
+    flat = " ".join(str(text).split())
+    flat = _AFTER.sub(lambda m: m[0] + JOINER, flat)
+    flat = _BEFORE.sub(lambda m: JOINER + m[0], flat)
+    flat = _ARROW.sub(lambda m: m[0][0] + JOINER + m[0][1:], flat)
+    return _MD_SPECIAL.sub(r"\\\1", flat)
 
 
 def query_terms(*texts: str, min_length: int = 3) -> tuple[str, ...]:
@@ -87,6 +115,14 @@ def caption_html(text: str, *, css_class: str = "") -> str:
     return f'<div class="pj-caption{extra}">{html.escape(text, quote=True)}</div>'
 
 
+def keys_html(shortcuts: Iterable[tuple[str, str]]) -> str:
+    """The caption ``Keys: k what · …`` of (key, what it does) pairs, each key in bold; all
+    escaped (label names come from uploads)."""
+    items = " · ".join(f"<b>{html.escape(key, quote=True)}</b> {html.escape(what, quote=True)}"
+                       for key, what in shortcuts)
+    return f'<div class="pj-caption pj-keys">Keys: {items}</div>'
+
+
 def document_html(title: str, text: str, terms: Iterable[str]) -> str:
     """The document's title and its text in a scrolling frame, escaped and highlighted."""
     terms = tuple(terms)
@@ -94,3 +130,11 @@ def document_html(title: str, text: str, terms: Iterable[str]) -> str:
         f'<div class="pj-doc"><div class="pj-doc-title">{highlight(title, terms)}</div>'
         f'<div class="pj-doc-body">{highlight(text, terms)}</div></div>'
     )
+
+
+def duration_text(hours: float | None) -> str:
+    """``hours`` to the nearest minute (``45 min``, ``2 h 05 min``); ``unknown yet`` for None."""
+    if hours is None:
+        return "unknown yet"
+    minutes = round(hours * 60)
+    return f"{minutes // 60} h {minutes % 60:02d} min" if minutes >= 60 else f"{minutes} min"

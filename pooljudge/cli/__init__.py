@@ -8,12 +8,15 @@ traceback ever reaches the user for bad input.
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
 from pooljudge import __version__
-from pooljudge.errors import InputError, PoolJudgeError
+from pooljudge.errors import PoolJudgeError
+from pooljudge.fileio import STDOUT_NAME
 
 DESCRIPTION = (
     "pooljudge: pool TREC runs, judge them in the browser, measure agreement, export qrels "
@@ -38,16 +41,17 @@ COMMANDS: dict[str, str] = {
     "correlate": "correlate_cmd",
     "compare": "compare_cmd",
     "report": "report_cmd",
+    "autojudge": "autojudge_cmd",
 }
 COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(COMMANDS.values()))
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with usage errors on exit status 2 and the program name in front."""
+    """argparse with usage errors as one line, ``pooljudge: error: --option: reason``, exit 2."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        message = message.removeprefix("argument ")  # "argument --x: why" -> "--x: why"
+        self.exit(2, f"pooljudge: error: {' '.join(message.split())}\n")
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -68,19 +72,54 @@ def _command_of(argv: Sequence[str]) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; every error a user can cause is one ``pooljudge: error:`` line, exit 2.
+
+    Standard output is flushed here, so a full disk or a closed pipe is reported (or, for a
+    pipe closed by the reader, ignored) before the interpreter's own flush at exit.
+    """
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(_command_of(argv))
     args = parser.parse_args(argv)
     try:
-        return int(args.handler(args) or 0)
-    except InputError as exc:
-        print(str(exc), file=sys.stderr)
-        return exc.exit_status
+        status = int(args.handler(args) or 0)
+        sys.stdout.flush()
+        return status
     except PoolJudgeError as exc:
-        print(f"pooljudge: error: {exc}", file=sys.stderr)
-        return exc.exit_status
+        return _fail(str(exc), exc.exit_status,
+                     stdout_failed=getattr(exc, "path", None) == STDOUT_NAME)
     except KeyboardInterrupt:
         print("pooljudge: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
+        _discard_stdout()
         return 0
+    except OSError as exc:
+        if exc.filename is None and exc.errno not in _STDOUT_ERRNOS:
+            raise
+        if exc.filename is None:
+            return _fail(f"{STDOUT_NAME}: cannot write: {exc.strerror or exc}", 2,
+                         stdout_failed=True)
+        return _fail(f"{exc.filename}: {exc.strerror or exc}", 2, stdout_failed=False)
+
+
+# Errors of a write to standard output (an OSError without a file name): full, too big, I/O.
+_STDOUT_ERRNOS = frozenset({errno.ENOSPC, errno.EFBIG, errno.EIO, errno.EDQUOT, errno.EBADF})
+
+
+def _fail(message: str, status: int, *, stdout_failed: bool) -> int:
+    """Print the one error line; when standard output itself failed, drop what it still holds."""
+    if stdout_failed:
+        _discard_stdout()
+    print(f"pooljudge: error: {message}", file=sys.stderr)
+    return status
+
+
+def _discard_stdout() -> None:
+    """Point file descriptor 1 at /dev/null so the interpreter's final flush cannot fail."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, ValueError, OSError):
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)

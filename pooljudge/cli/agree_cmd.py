@@ -8,7 +8,7 @@ import json
 import pandas as pd
 
 from pooljudge.cli.common import add_db_option, open_database
-from pooljudge.errors import UsageError
+from pooljudge.cli.options import MAX_RESAMPLES, int_range, nonnegative_int, open_unit, seed
 from pooljudge.fileio import atomic_writer
 
 __all__ = ["register", "render_table"]
@@ -24,16 +24,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "prevalence and a bootstrap CI of kappa over topics; overall Fleiss' kappa "
                     "and Krippendorff's alpha. An undefined value prints as 'undefined' "
                     "(null in JSON), never 0.")
-    parser.add_argument("--campaign", required=True, metavar="CAMPAIGN")
-    parser.add_argument("--format", choices=("table", "json"), default="table")
+    parser.add_argument("--campaign", required=True, metavar="CAMPAIGN", help="the campaign's name")
+    parser.add_argument("--format", choices=("table", "json"), default="table",
+                        help="table (default, for reading) or json (undefined values: null)")
     parser.add_argument("--per-topic", action="store_true", help="also report every topic")
-    parser.add_argument("--relevant", type=int, metavar="T",
+    parser.add_argument("--relevant", type=int_range(), metavar="T",
                         help="labels >= T are positive for specific agreement and prevalence "
                              "(default: every label above the lowest)")
-    parser.add_argument("--resamples", type=int, default=1000, metavar="N",
-                        help="bootstrap resamples of topics for the kappa CI (0: no CI)")
-    parser.add_argument("--confidence", type=float, default=0.95, metavar="P")
-    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    parser.add_argument("--resamples", type=nonnegative_int(MAX_RESAMPLES), default=1000,
+                        metavar="N", help="bootstrap resamples of topics for the kappa CI "
+                                          f"(default 1000, 0: no CI, at most {MAX_RESAMPLES})")
+    parser.add_argument("--confidence", type=open_unit, default=0.95, metavar="P",
+                        help="confidence level of the kappa CI (default 0.95)")
+    parser.add_argument("--seed", type=seed, default=0, help="bootstrap seed (default 0)")
     parser.add_argument("-o", "--output", default="-", metavar="FILE", help="default: stdout")
     add_db_option(parser)
     parser.set_defaults(handler=_agree)
@@ -44,13 +47,12 @@ def _agree(args: argparse.Namespace) -> int:
     from annotate.db import session_scope
     from annotate.store import get_campaign, judgments_frame
 
-    if args.resamples < 0 or not 0 < args.confidence < 1:
-        raise UsageError("--resamples must be >= 0 and --confidence between 0 and 1")
     spec = (BootstrapSpec(confidence=args.confidence, n_resamples=args.resamples, seed=args.seed)
             if args.resamples else None)
     with open_database(args) as engine, session_scope(engine, readonly=True) as session:
         scale = get_campaign(session, name=args.campaign).scale.values
-        frame = judgments_frame(session, campaign=args.campaign, kind="judgment")
+        frame = judgments_frame(session, campaign=args.campaign, kind="judgment",
+                                columns=("annotator", "topic", "doc", "label"))
     report = agreement_report(frame, scale, relevant=args.relevant, per_topic=args.per_topic,
                               spec=spec)
     text = (json.dumps(report.to_json(), indent=2, allow_nan=False) + "\n"
@@ -78,9 +80,14 @@ def render_table(report) -> str:
 
 
 def _frame_text(frame: pd.DataFrame) -> str:
+    """Aligned text; a ``*_note`` column is blank where there is nothing to note (a None
+    note means the value beside it is defined, not that it is undefined)."""
     if frame.empty:
         return "(no annotators share a judged pair)"
     shown = frame.astype(object).map(_cell)
+    for column in [c for c in frame.columns if str(c).endswith("_note")]:
+        notes = frame[column].astype(object)
+        shown[column] = notes.where(notes.notna(), "").astype(str)
     return shown.to_string(index=False)
 
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import argparse
 
+from pooljudge.cli.options import MAX_DEPTH, int_range, positive_int, summary
 from pooljudge.cli.trust_common import (
+    add_compat_option,
     add_format_option,
     add_measure_option,
     emit,
@@ -26,18 +28,20 @@ DEFAULT = ("AP", "P@10", "nDCG@10")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("bias", help=HELP, description=__doc__.splitlines()[0])
+    parser = subparsers.add_parser("bias", help=HELP, description=summary(__doc__))
     parser.add_argument("qrels", metavar="QRELS", help="qrels file: topic iteration doc label")
     parser.add_argument("runs", metavar="RUN", nargs="+", help="run files (plain or .gz)")
-    parser.add_argument("--depth", type=int, required=True, metavar="K", help="pool depth K")
+    parser.add_argument("--depth", type=positive_int(MAX_DEPTH), required=True, metavar="K",
+                        help="pool depth K")
     add_measure_option(parser, DEFAULT)
     group = parser.add_mutually_exclusive_group()
-    group.add_argument("--group-prefix", type=int, metavar="N",
+    group.add_argument("--group-prefix", type=positive_int(), metavar="N",
                        help="leave out groups of runs sharing their first N characters")
     group.add_argument("--group-map", metavar="FILE",
                        help="leave out groups of runs given by 'run group' lines")
-    parser.add_argument("--rel", type=int, default=1,
+    parser.add_argument("--rel", type=int_range(), default=1,
                         help="unique relevant documents have label >= REL (default 1)")
+    add_compat_option(parser)
     add_format_option(parser)
     parser.set_defaults(handler=run)
 
@@ -64,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"no group for run(s) {', '.join(missing)}", path=args.group_map)
     if len(runs) < 2 or (groups is not None and len(set(groups[r] for r in runs)) < 2):
         warn("bias", "leaving out the only run (or group) leaves an empty pool")
-    table = leave_out(qrels, runs, args.depth, measures, groups=groups, rel=args.rel)
+    table = leave_out(qrels, runs, args.depth, measures, groups=groups, rel=args.rel,
+                      compat=args.compat)
     emit(render(table, args.format), args.output)
     return 0

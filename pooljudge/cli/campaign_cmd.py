@@ -10,10 +10,12 @@ import pandas as pd
 
 from annotate.links import DEFAULT_APP_URL, URL_ENV, configured_address, login_link
 from pooljudge.cli.common import add_db_option, open_database, print_frame
+from pooljudge.cli.options import MAX_DEPTH, MAX_OVERLAP, positive_int, seed
 from pooljudge.errors import InputError, UsageError
 
 __all__ = ["parse_scale", "register"]
 
+FORMAT_HELP = "table (default, aligned for reading) or tsv (a header, tab-separated)"
 _RANGE = re.compile(r"^(-?\d+)-(-?\d+)$")
 
 
@@ -24,24 +26,38 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def parse_scale(spec: str):
-    """``binary``, ``LO-HI`` (e.g. ``0-3``) or a JSON file of labels, as a LabelScale."""
+    """``--scale``: ``binary``, ``LO-HI`` (e.g. ``0-3``) or a JSON file of labels, as a
+    LabelScale of at most ``MAX_LABELS`` labels, counted before any label is built."""
     from annotate.records import LabelScale
 
     if spec == "binary":
         return LabelScale.binary()
     match = _RANGE.match(spec)
-    if match:
-        lo, hi = int(match.group(1)), int(match.group(2))
-        if hi <= lo:
-            raise UsageError(f"--scale {spec}: the highest grade must exceed the lowest")
-        return LabelScale.range(lo, hi)
-    if spec.endswith(".json") or Path(spec).is_file():
-        return LabelScale.from_json(spec)
-    raise UsageError(f"--scale {spec!r}: expected binary, LO-HI (such as 0-3) or a .json file")
+    try:
+        if match:
+            return LabelScale.range(int(match.group(1)), int(match.group(2)))
+        if spec.endswith(".json") or Path(spec).is_file():
+            return LabelScale.from_json(spec)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{spec}: {exc}") from None
+    except InputError as exc:  # names the file (and line) itself
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    raise argparse.ArgumentTypeError(
+        f"{spec!r}: expected binary, LO-HI (such as 0-3) or a .json file")
+
+
+def _judging_order(text: str) -> str:
+    """``--order`` in its canonical form (see annotate.records.canonical_order)."""
+    from annotate.records import canonical_order
+
+    try:
+        return canonical_order(text)
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(exc.message) from None
 
 
 def _register_init(subparsers: argparse._SubParsersAction) -> None:
-    from annotate.records import ADAPTIVE_ORDERS, JUDGING_ORDERS
+    from annotate.records import ADAPTIVE_ORDERS, JUDGING_ORDERS, MAX_LABELS
 
     parser = subparsers.add_parser(
         "init", help="create a judging campaign from topics, documents and a pool",
@@ -52,21 +68,22 @@ def _register_init(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--docs", required=True, nargs="+", metavar="FILE",
                         help="JSONL, TSV with a header, or TREC <DOC> files")
     parser.add_argument("--pool", required=True, metavar="POOL.tsv", help="pool file")
-    parser.add_argument("--scale", default="binary",
-                        help="binary (default), LO-HI such as 0-3, or a JSON file of labels")
-    parser.add_argument("--overlap", type=int, default=1, metavar="K",
-                        help="distinct annotators per pair (default 1)")
-    parser.add_argument("--order", default="pool", metavar="ORDER",
+    parser.add_argument("--scale", default="binary", type=parse_scale,
+                        help="binary (default), LO-HI such as 0-3, or a JSON file of labels "
+                             f"(at most {MAX_LABELS} labels)")
+    parser.add_argument("--overlap", type=positive_int(MAX_OVERLAP), default=1, metavar="K",
+                        help=f"distinct annotators per pair (default 1, at most {MAX_OVERLAP})")
+    parser.add_argument("--order", default="pool", metavar="ORDER", type=_judging_order,
                         help=f"judging order: static {', '.join(JUDGING_ORDERS)} (default "
                         f"pool), or adaptive {', '.join(ADAPTIVE_ORDERS)} (pooling's grammar, "
                         "e.g. 'maxmean(alpha=2)'; needs --runs)")
     parser.add_argument("--runs", nargs="+", metavar="RUN",
                         help="the runs the pool was made from: each pair's rank in them is "
                         "stored (an adaptive order learns from it)")
-    parser.add_argument("--depth", type=int, metavar="K",
+    parser.add_argument("--depth", type=positive_int(MAX_DEPTH), metavar="K",
                         help="with --runs: each run's top K count (default: the pool's deepest "
                         "best_rank)")
-    parser.add_argument("--seed", type=int, default=0,
+    parser.add_argument("--seed", type=seed, default=0,
                         help="seed of randomised orders (random, maxmean, thompson; default 0)")
     parser.add_argument("--assign", default="pair", choices=("pair", "topic"),
                         help="assignment: any pair to anyone, or topics kept by who started them")
@@ -83,19 +100,15 @@ def _init(args: argparse.Namespace) -> int:
     from pooljudge.collection import check_pool_members, read_documents, read_topics
     from pooljudge.trec import read_pool
 
-    if args.overlap < 1:
-        raise UsageError(f"--overlap must be at least 1, got {args.overlap}")
-    if args.seed < 0:
-        raise UsageError(f"--seed must not be negative, got {args.seed}")
     order = _order(args)
-    scale = parse_scale(args.scale)
+    scale = args.scale
     guidelines = _read_text(args.guidelines) if args.guidelines else ""
     topics = read_topics(args.topics)
     documents = read_documents(args.docs)
     pool = read_pool(args.pool)
     check_pool_members(pool, topics, documents, args.pool)
     ranks = _run_ranks(args, pool)
-    with open_database(args) as engine, session_scope(engine) as session:
+    with open_database(args, create=True) as engine, session_scope(engine) as session:
         info = create_campaign(
             session, name=args.campaign, scale=scale, overlap=args.overlap, order=order,
             assign_mode=args.assign, guidelines=guidelines,
@@ -108,18 +121,16 @@ def _init(args: argparse.Namespace) -> int:
 
 
 def _order(args: argparse.Namespace) -> str:
-    """The canonical ``--order``; an adaptive one without ``--runs`` is a usage error."""
-    from annotate.records import adaptive_spec, canonical_order
+    """The canonical ``--order``; an adaptive one, or ``--depth``, without ``--runs`` is a usage
+    error."""
+    from annotate.records import adaptive_spec
 
-    try:
-        order = canonical_order(args.order)
-    except InputError as exc:
-        raise UsageError(f"--order: {exc.message}") from None
+    order = args.order
     if adaptive_spec(order) is not None and not args.runs:
-        raise UsageError(f"--order {order} learns from the runs' rankings: give --runs RUN... "
+        raise UsageError(f"--order: {order} learns from the runs' rankings: give --runs RUN... "
                          "(the runs the pool was made from)")
-    if args.depth is not None and (args.depth < 1 or not args.runs):
-        raise UsageError("--depth needs --runs and must be at least 1")
+    if args.depth is not None and not args.runs:
+        raise UsageError("--depth: needs --runs")
     return order
 
 
@@ -150,19 +161,23 @@ def _register_annotators(subparsers: argparse._SubParsersAction) -> None:
     actions = parser.add_subparsers(title="actions", metavar="ACTION", parser_class=type(parser))
     actions.required = True
     add = actions.add_parser("add", help="add an annotator and print their login link")
-    add.add_argument("name", metavar="NAME")
-    add.add_argument("--role", default="annotator", choices=("annotator", "adjudicator", "admin"))
+    add.add_argument("name", metavar="NAME", help="the annotator's name (unique in the campaign)")
+    add.add_argument("--role", default="annotator", choices=("annotator", "adjudicator", "admin"),
+                     help="annotator (default) judges; adjudicator also decides disagreements; "
+                          "admin also manages the campaign")
     add.add_argument("--admin", action="store_true", help="same as --role admin")
     add.add_argument("--url", default=None,
                      help=f"the app's address (default: ${URL_ENV} or {DEFAULT_APP_URL})")
     listing = actions.add_parser("list", help="list annotators with their judgment counts")
     listing.add_argument("--all", action="store_true", help="include removed annotators")
-    listing.add_argument("--format", choices=("table", "tsv"), default="table")
+    listing.add_argument("--format", choices=("table", "tsv"), default="table",
+                         help=FORMAT_HELP)
     remove = actions.add_parser("remove", help="remove an annotator (judgments are kept)")
-    remove.add_argument("name", metavar="NAME")
+    remove.add_argument("name", metavar="NAME", help="the annotator's name")
     for sub, handler in ((add, _annotators_add), (listing, _annotators_list),
                          (remove, _annotators_remove)):
-        sub.add_argument("--campaign", required=True, metavar="CAMPAIGN")
+        sub.add_argument("--campaign", required=True, metavar="CAMPAIGN",
+                         help="the campaign's name")
         add_db_option(sub)
         sub.set_defaults(handler=handler)
 
@@ -205,9 +220,10 @@ def _register_campaigns(subparsers: argparse._SubParsersAction) -> None:
     actions.required = True
     listing = actions.add_parser("list", help="every campaign with its progress")
     show = actions.add_parser("show", help="one campaign: settings and progress per topic")
-    show.add_argument("campaign", metavar="CAMPAIGN")
+    show.add_argument("campaign", metavar="CAMPAIGN", help="the campaign's name")
     for sub, handler in ((listing, _campaigns_list), (show, _campaigns_show)):
-        sub.add_argument("--format", choices=("table", "tsv"), default="table")
+        sub.add_argument("--format", choices=("table", "tsv"), default="table",
+                         help=FORMAT_HELP)
         add_db_option(sub)
         sub.set_defaults(handler=handler)
 

@@ -20,11 +20,12 @@ def add_db_option(parser: argparse.ArgumentParser) -> None:
 
 
 @contextlib.contextmanager
-def open_database(args: argparse.Namespace) -> Iterator:
-    """The migrated engine for ``args.db``, disposed on exit."""
+def open_database(args: argparse.Namespace, *, create: bool = False) -> Iterator:
+    """The migrated engine for ``args.db``, disposed on exit. Only with ``create`` (commands
+    that make a campaign) is a missing SQLite database created; otherwise it is a UsageError."""
     from annotate.db import open_engine
 
-    engine = open_engine(args.db)
+    engine = open_engine(args.db, create=create)
     try:
         yield engine
     finally:

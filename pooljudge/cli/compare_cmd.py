@@ -13,7 +13,9 @@ import argparse
 
 import pandas as pd
 
+from pooljudge.cli.options import MAX_RESAMPLES, positive_int, seed, summary
 from pooljudge.cli.trust_common import (
+    add_compat_option,
     add_format_option,
     add_measure_option,
     emit,
@@ -30,7 +32,7 @@ ALL = "all"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("compare", help=HELP, description=__doc__.splitlines()[0])
+    parser = subparsers.add_parser("compare", help=HELP, description=summary(__doc__))
     parser.add_argument("qrels", metavar="QRELS", help="qrels file: topic iteration doc label")
     parser.add_argument("runs", metavar="RUN", nargs="+", help="run files (plain or .gz)")
     add_measure_option(parser, DEFAULT)
@@ -39,9 +41,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "folder and .gz); default: every pair of runs")
     parser.add_argument("--topic-groups", metavar="FILE",
                         help="'topic group' lines: also compare within each group")
-    parser.add_argument("--resamples", type=int, default=10_000,
+    add_compat_option(parser)
+    parser.add_argument("--resamples", type=positive_int(MAX_RESAMPLES), default=10_000,
                         help="randomization test resamples (default 10000)")
-    parser.add_argument("--seed", type=int, default=0, help="randomization seed (default 0)")
+    parser.add_argument("--seed", type=seed, default=0, help="randomization seed (default 0)")
     add_format_option(parser)
     parser.set_defaults(handler=run)
 
@@ -62,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
     if args.baseline is not None and args.baseline not in runs:
         raise UsageError(f"--baseline {args.baseline!r} is not among the runs: "
                          f"{', '.join(runs)}")
-    per_topic = tidy([score(qrels, n, r, measures) for n, r in runs.items()], per_topic=True)
+    per_topic = tidy([score(qrels, n, r, measures, compat=args.compat) for n, r in runs.items()],
+                     per_topic=True)
     per_topic = per_topic[per_topic["topic"] != "all"]
     subsets = {ALL: per_topic}
     if args.topic_groups:

@@ -14,6 +14,7 @@ import json
 
 import pandas as pd
 
+from pooljudge.cli.options import summary
 from pooljudge.cli.trust_common import (
     add_format_option,
     add_measure_option,
@@ -30,7 +31,7 @@ DEFAULT = ("AP", "P@10", "nDCG@10")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("correlate", help=HELP, description=__doc__.splitlines()[0])
+    parser = subparsers.add_parser("correlate", help=HELP, description=summary(__doc__))
     parser.add_argument("qrels_a", metavar="QRELS_A", help="reference judgments")
     parser.add_argument("qrels_b", metavar="QRELS_B", help="other judgments")
     parser.add_argument("runs", metavar="RUN", nargs="+", help="run files (plain or .gz)")

@@ -12,16 +12,18 @@ import argparse
 import sys
 from pathlib import Path
 
+from pooljudge.cli.options import port, summary
+
 __all__ = ["prepare_demo", "register"]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("demo", help="build the demo campaign and serve it",
-                                   description=__doc__.splitlines()[0])
+                                   description=summary(__doc__))
     parser.add_argument("--dir", type=Path, default=Path("pooljudge-demo"),
                         help="folder for the demo database, runs and links (default: %(default)s)")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    parser.add_argument("--port", type=int, default=8501, help="port to listen on")
+    parser.add_argument("--port", type=port, default=8501, help="port to listen on")
     parser.add_argument("--no-serve", action="store_true",
                         help="only build the demo and print the links")
     parser.set_defaults(handler=_run)

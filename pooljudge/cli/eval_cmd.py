@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from pooljudge.cli.trust_common import add_compat_option
 from pooljudge.errors import InputError, UsageError
 from pooljudge.fileio import atomic_writer, progress
 
@@ -39,6 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "(columns run group measure topics value)")
     parser.add_argument("--judged-only", action="store_true",
                         help="drop unjudged documents before scoring (trec_eval -J)")
+    add_compat_option(parser)
     parser.add_argument("--format", choices=("table", "tsv", "json"), default="table",
                         help="table (default): means per run; tsv: run topic measure value")
     parser.add_argument("-o", "--output", default="-", metavar="FILE",
@@ -70,7 +72,8 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         qrels, results = score_all(args.qrels, args.runs, computed,
-                                   judged_only=args.judged_only, runs_seen=seen)
+                                   judged_only=args.judged_only, runs_seen=seen,
+                                   compat=args.compat)
     finally:
         bar.close()
     if qrels.n_topics < MIN_TOPICS:
@@ -152,5 +155,5 @@ def _table(frame: pd.DataFrame, shown: list[str]) -> str:
     wide = wide.reset_index()
     text = wide.to_string(index=False, float_format=lambda v: f"{v:.4f}")
     legend = ("topic 'all' = mean over the evaluated topics; unjudged@10 = share of the top 10 "
-              "with no judgment (Unjudged@10)")
+              "with no judgment or a negative label (Unjudged@10)")
     return f"{text}\n{legend}\n"

@@ -5,16 +5,21 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import IO
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from pooljudge.cli.common import add_db_option, open_database, print_frame
+from pooljudge.cli.options import int_range, positive_int
 from pooljudge.errors import InputError, UsageError
 from pooljudge.fileio import atomic_writer
 
-__all__ = ["provenance_path", "register"]
+__all__ = ["provenance_path", "register", "write_tsv"]
 
 PROVENANCE_SUFFIX = ".provenance.tsv"
+_LINES = 50_000  # provenance lines joined per write
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -30,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help=f"one of {', '.join(POLICIES)} (default: majority)")
     export.add_argument("--ties", choices=TIES, default="lower",
                         help="majority ties: take the lower or higher label, or skip the pair")
-    export.add_argument("--binarize", type=int, metavar="T",
+    export.add_argument("--binarize", type=int_range(), metavar="T",
                         help="write 1 for a decided label >= T, else 0")
     export.add_argument("-o", "--output", default="-", metavar="FILE", help="default: stdout")
     export.add_argument("--provenance", metavar="FILE",
@@ -45,13 +50,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                           parser_class=type(adjudication))
     actions.required = True
     listing = actions.add_parser("list", help="print the queue")
-    listing.add_argument("--min-spread", type=int, metavar="G",
+    listing.add_argument("--min-spread", type=positive_int(), metavar="G",
                          help="grades apart that make a disagreement (default: 1 binary, 2 graded)")
     listing.add_argument("--all", action="store_true", help="include adjudicated disagreements")
-    listing.add_argument("--format", choices=("table", "tsv"), default="table")
+    listing.add_argument("--format", choices=("table", "tsv"), default="table",
+                         help="table (default, for reading) or tsv (a header, tab-separated)")
     listing.set_defaults(handler=_list_queue)
     for sub in (export, listing):
-        sub.add_argument("--campaign", required=True, metavar="CAMPAIGN")
+        sub.add_argument("--campaign", required=True, metavar="CAMPAIGN",
+                         help="the campaign's name")
         add_db_option(sub)
 
 
@@ -66,10 +73,15 @@ def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, tuple[int, ...]]:
     from annotate.db import session_scope
     from annotate.store import get_campaign, judgments_frame
 
+    # What consensus reads: votes, and adjudications with the time that orders them.
+    columns = ("annotator", "topic", "doc", "label", "kind")
     with open_database(args) as engine, session_scope(engine, readonly=True) as session:
         scale = get_campaign(session, name=args.campaign).scale.values
-        frame = judgments_frame(session, campaign=args.campaign)
-    return frame, scale
+        votes = judgments_frame(session, campaign=args.campaign, kind="judgment",
+                                columns=columns)
+        decided = judgments_frame(session, campaign=args.campaign, kind="adjudication",
+                                  columns=(*columns, "created_at"))
+    return pd.concat([votes, decided], ignore_index=True), scale
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -90,13 +102,43 @@ def _export(args: argparse.Namespace) -> int:
         # The qrels are renamed into place inside the provenance writer: an error in either
         # leaves both files as they were.
         with atomic_writer(provenance) as handle:
-            votes.to_csv(handle, sep="\t", index=False, lineterminator="\n", na_rep="")
+            write_tsv(votes, handle)
             write_qrels(qrels, args.output)
     left_out = len(votes) - len(qrels)
     print(f"{len(qrels)} judged pairs written by policy {policy}"
           + (f" (ties: {policy.ties})" if policy.name in {"majority", "adjudicated"} else "")
           + (f"; {left_out} left out, see the provenance" if left_out else ""), file=sys.stderr)
     return 0
+
+
+def write_tsv(frame: pd.DataFrame, handle: IO[str]) -> None:
+    """Write ``frame`` as ``to_csv(sep="\\t", index=False, lineterminator="\\n", na_rep="")``
+    does, byte for byte: joined column by column in pyarrow, not row by row. Frames with a
+    float column, or a text that ``to_csv`` would quote (a tab, quote or line break), are left
+    to ``to_csv``."""
+    columns = [_text_column(frame[name]) for name in frame.columns]
+    if any(c is None for c in columns) or any(
+            pc.any(pc.match_substring_regex(c, '[\t"\r\n]')).as_py() for c in columns):
+        frame.to_csv(handle, sep="\t", index=False, lineterminator="\n", na_rep="")
+        return
+    handle.write("\t".join(map(str, frame.columns)) + "\n")
+    rows = pc.binary_join_element_wise(*columns, pa.scalar("\t", pa.large_string()))
+    for start in range(0, len(rows), _LINES):  # streamed: one slice of lines at a time
+        handle.write("\n".join(rows.slice(start, _LINES).to_pylist()) + "\n")
+
+
+def _text_column(column: pd.Series) -> pa.Array | None:
+    """A text or integer column as pyarrow text (missing: empty); None for other types."""
+    try:
+        if pd.api.types.is_integer_dtype(column.dtype):
+            values = pc.cast(pa.array(column.array, from_pandas=True), pa.large_string())
+        elif pd.api.types.is_string_dtype(column.dtype):  # str, or objects that are all text
+            values = pa.array(column.array, pa.large_string(), from_pandas=True)
+        else:
+            return None
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    return pc.fill_null(values, "")
 
 
 def _check_target(option: str, target: str | None) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import csv
 import io
-import re
+import json
 
 import numpy as np
 import pandas as pd
@@ -19,7 +19,8 @@ __all__ = ["EXPORT_COLUMNS", "read_judgments", "register"]
 REQUIRED = ("annotator", "topic", "doc", "label")
 EXPORT_COLUMNS = ("annotator", "topic", "doc", "label", "version", "time", "seconds", "source",
                   "comment", "kind")
-_PANDAS_LINE = re.compile(r"line (\d+)")
+
+_QRELS_HINT = " (for TREC qrels, use --as NAME)"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -31,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "import", help="import judgments (TSV/CSV/JSONL, or TREC qrels with --as NAME)",
         description="Import judgments, all or nothing. Columns: annotator topic doc label, "
                     "optional time seconds comment source kind.")
-    imp.add_argument("file", metavar="FILE")
+    imp.add_argument("file", metavar="FILE", help="the judgments file")
     imp.add_argument("--as", dest="as_name", metavar="NAME",
                      help="read FILE as TREC qrels, labelled by the non-human annotator NAME")
     imp.add_argument("--new-annotator", action="append", default=[], metavar="NAME",
@@ -41,7 +42,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     exp = actions.add_parser("export", help="every judgment row as TSV")
     exp.add_argument("-o", "--output", default="-", metavar="FILE", help="default: stdout")
     for sub, handler in ((imp, _import), (exp, _export)):
-        sub.add_argument("--campaign", required=True, metavar="CAMPAIGN")
+        sub.add_argument("--campaign", required=True, metavar="CAMPAIGN",
+                         help="the campaign's name")
         add_db_option(sub)
         sub.set_defaults(handler=handler)
 
@@ -50,6 +52,10 @@ def read_judgments(path: str, *, as_name: str | None = None) -> tuple[pd.DataFra
     """The rows of a judgments file (all values as text) and each row's line number.
 
     TSV or CSV with a header, JSONL, or (with ``as_name``) TREC qrels ``topic 0 doc label``.
+    Blank lines are skipped. Refused with ``path:line``: a header (or a JSON object) with a
+    column twice, an unknown column or a required one missing (see
+    :func:`annotate.store_import.check_columns`); a row with more or fewer fields than the
+    header; a JSON value that is not a string, a number or null.
     """
     if as_name is not None:
         from pooljudge.trec import read_qrels
@@ -61,21 +67,32 @@ def read_judgments(path: str, *, as_name: str | None = None) -> tuple[pd.DataFra
     text = _decode(read_bytes(path), path)
     if text.lstrip().startswith("{"):
         return _read_jsonl(text, path)
-    first = text.splitlines()[0]
-    sep = "\t" if "\t" in first else ","
+    return _read_table(text, path)
+
+
+def _read_table(text: str, path: str) -> tuple[pd.DataFrame, np.ndarray]:
+    """A TSV (a tab in the header line) or CSV file with a header; csv quoting rules."""
+    from annotate.store_import import check_columns
+
+    sep = "\t" if "\t" in text.splitlines()[0] else ","
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep, strict=True)
+    rows, lines = [], []
     try:
-        frame = pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False,
-                            skip_blank_lines=False, quoting=csv.QUOTE_MINIMAL)
-    except (pd.errors.ParserError, ValueError) as exc:
-        match = _PANDAS_LINE.search(str(exc))
-        raise InputError(f"cannot parse: {exc}", path=path,
-                         line=int(match.group(1)) if match else None) from None
-    missing = [c for c in REQUIRED if c not in frame.columns]
-    if missing:
-        raise InputError(f"header lacks column(s) {', '.join(missing)} (for TREC qrels, "
-                         "use --as NAME)", path=path, line=1)
-    keep = (frame != "").any(axis=1).to_numpy()
-    return frame[keep].reset_index(drop=True), np.flatnonzero(keep) + 2
+        header = next(reader)
+        check_columns(header, path=path, line=1, hint=_QRELS_HINT)
+        end = reader.line_num
+        for fields in reader:
+            start, end = end + 1, reader.line_num
+            if not any(field.strip() for field in fields):
+                continue
+            if len(fields) != len(header):
+                raise InputError(f"{len(fields)} fields, the header has {len(header)}",
+                                 path=path, line=start)
+            rows.append(fields)
+            lines.append(start)
+    except csv.Error as exc:
+        raise InputError(f"cannot parse: {exc}", path=path, line=reader.line_num) from None
+    return pd.DataFrame(rows, columns=header, dtype=object), np.array(lines, dtype=np.int64)
 
 
 def _decode(raw: bytes, path: str) -> str:
@@ -87,14 +104,27 @@ def _decode(raw: bytes, path: str) -> str:
 
 
 def _read_jsonl(text: str, path: str) -> tuple[pd.DataFrame, np.ndarray]:
+    from annotate.store_import import check_columns
+
     rows, lines = [], []
     for number, record in jsonl_objects(text, path):
-        missing = [c for c in REQUIRED if c not in record]
-        if missing:
-            raise InputError(f"missing field(s) {', '.join(missing)}", path=path, line=number)
-        rows.append({k: "" if v is None else str(v) for k, v in record.items()})
+        check_columns(list(record), path=path, line=number, hint=_QRELS_HINT)
+        rows.append({key: _json_text(key, value, path, number) for key, value in record.items()})
         lines.append(number)
-    return pd.DataFrame(rows).fillna(""), np.array(lines)
+    return pd.DataFrame(rows).fillna(""), np.array(lines, dtype=np.int64)
+
+
+def _json_text(key: str, value: object, path: str, line: int) -> str:
+    """A JSON scalar as the text it was written as (``1`` -> "1", ``1.5`` -> "1.5", null ->
+    ""); true/false, lists and objects are refused."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return json.dumps(value)
+    raise InputError(f"{key} must be a string, a number or null, not {json.dumps(value)}",
+                     path=path, line=line)
 
 
 def _data_line_numbers(raw: bytes) -> np.ndarray:
@@ -110,8 +140,6 @@ def _import(args: argparse.Namespace) -> int:
     frame, lines = read_judgments(args.file, as_name=args.as_name)
     sources = [*args.new_annotator, *([args.as_name] if args.as_name else [])]
     default = args.source or ("automatic" if args.as_name else "import")
-    if "time" not in frame and "created_at" in frame:
-        frame = frame.rename(columns={"created_at": "time"})
     with open_database(args) as engine, session_scope(engine) as session:
         count = import_judgments(session, campaign=args.campaign, frame=frame, path=args.file,
                                  lines=lines, label_sources=sources, source=default)

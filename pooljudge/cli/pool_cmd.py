@@ -25,6 +25,15 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pandas as pd
 
+from pooljudge.cli.options import (
+    MAX_COUNT,
+    MAX_DEPTH,
+    int_range,
+    nonnegative_int,
+    positive_int,
+    summary,
+)
+from pooljudge.cli.options import seed as seed_option
 from pooljudge.errors import UsageError
 from pooljudge.fileio import atomic_writer, progress
 from pooljudge.trec import RunColumns, read_qrels, read_run_columns, run_name, write_pool
@@ -48,22 +57,25 @@ A run file named "simulate" must be given as ./simulate."""
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "pool", help="pool runs into an ordered judgment pool, or simulate judging orders",
-        description=__doc__.splitlines()[0], usage=_USAGE, epilog=_EPILOG,
+        description=summary(__doc__), usage=_USAGE, epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("runs", nargs="+", metavar="RUN",
                         help="run files (plain or gzip); or: simulate QRELS RUN...")
-    parser.add_argument("--depth", type=int, default=100, help="pool depth k (default 100)")
+    parser.add_argument("--depth", type=positive_int(MAX_DEPTH), default=100,
+                        help="pool depth k (default 100)")
     parser.add_argument("--strategy", action="append", metavar="NAME",
                         help="judging order (default rrf; simulate: may repeat, default all)")
-    parser.add_argument("--budget", type=int, help="keep at most N pairs per topic")
-    parser.add_argument("--floor", type=int, default=0,
+    parser.add_argument("--budget", type=positive_int(MAX_COUNT),
+                        help="keep at most N pairs per topic")
+    parser.add_argument("--floor", type=nonnegative_int(MAX_DEPTH), default=0,
                         help="every run's top J come first and are always kept (default 0)")
     parser.add_argument("--exclude", metavar="QRELS", help="leave out pairs already in QRELS")
-    parser.add_argument("--seed", type=int, default=0, help="seed of randomised policies")
+    parser.add_argument("--seed", type=seed_option, default=0, help="seed of randomised policies")
     parser.add_argument("-o", "--output", default="-", help="pool file (default: stdout)")
     parser.add_argument("--stats", action="store_true", help="print pool statistics")
-    parser.add_argument("--rel", type=int, default=1, help="simulate: relevant means label >= R")
+    parser.add_argument("--rel", type=int_range(), default=1,
+                        help="simulate: relevant means label >= R")
     parser.add_argument("--plot", metavar="FILE", help="simulate: write the curves as PNG")
     parser.add_argument("--format", choices=("table", "tsv"), default="table",
                         help="simulate: report format (default table)")
@@ -78,7 +90,8 @@ def read_runs(
     With ``depth`` each thread cuts its run to the rows that can reach the top ``depth``
     (:func:`pooling.pool.top_candidates`), after checking the whole file. At most
     ``2 * workers`` runs are held at once. Raises UsageError when two paths share a run name,
-    InputError (``path:line``) for a bad run.
+    InputError (``path:line``) for a bad run: the first bad one in path order, after the reads
+    still running have ended and those not started have been cancelled.
     """
     names = [run_name(p) for p in paths]
     seen: dict[str, str] = {}
@@ -88,16 +101,19 @@ def read_runs(
         seen[name] = path
     workers = workers or min(4, os.cpu_count() or 1)
     bar = progress(total=len(paths), desc="reading runs", unit="run")
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="read-run")
     try:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            pending: deque = deque()
-            for name, path in zip(names, paths, strict=True):
-                pending.append((name, pool.submit(_read_one, path, depth)))
-                if len(pending) >= 2 * workers:
-                    yield _finish(pending, bar)
-            while pending:
+        pending: deque = deque()
+        for name, path in zip(names, paths, strict=True):
+            pending.append((name, pool.submit(_read_one, path, depth)))
+            if len(pending) >= 2 * workers:
                 yield _finish(pending, bar)
+        while pending:
+            yield _finish(pending, bar)
     finally:
+        # On a bad run (or a consumer that stops early) reads not yet started are cancelled and
+        # running ones awaited: no reader outlives the error, none runs at interpreter exit.
+        pool.shutdown(wait=True, cancel_futures=True)
         bar.close()
 
 

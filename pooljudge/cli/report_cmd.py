@@ -9,7 +9,14 @@ from __future__ import annotations
 
 import argparse
 
-from pooljudge.cli.trust_common import add_measure_option, emit, measures_from, read_runs
+from pooljudge.cli.options import MAX_DEPTH, open_unit, positive_int, summary
+from pooljudge.cli.trust_common import (
+    add_compat_option,
+    add_measure_option,
+    emit,
+    measures_from,
+    read_runs,
+)
 from pooljudge.errors import UsageError
 
 HELP = "write a self-contained HTML evaluation report (scores, unjudged rates, bias, curves)"
@@ -18,15 +25,16 @@ HELP = "write a self-contained HTML evaluation report (scores, unjudged rates, b
 def register(subparsers: argparse._SubParsersAction) -> None:
     from metrics.evaluate import DEFAULT_MEASURES
 
-    parser = subparsers.add_parser("report", help=HELP, description=__doc__.splitlines()[0])
+    parser = subparsers.add_parser("report", help=HELP, description=summary(__doc__))
     parser.add_argument("qrels", metavar="QRELS", help="qrels file: topic iteration doc label")
     parser.add_argument("runs", metavar="RUN", nargs="+", help="run files (plain or .gz)")
     add_measure_option(parser, DEFAULT_MEASURES)
-    parser.add_argument("--pool-depth", type=int, metavar="K",
+    parser.add_argument("--pool-depth", type=positive_int(MAX_DEPTH), metavar="K",
                         help="add the leave-one-run-out table over depth-K pools")
-    parser.add_argument("--rbp-p", type=float, default=0.8, metavar="P",
+    parser.add_argument("--rbp-p", type=open_unit, default=0.8, metavar="P",
                         help="RBP persistence for the intervals (default 0.8)")
     parser.add_argument("--title", default="Evaluation report", help="the page's title")
+    add_compat_option(parser)
     parser.add_argument("-o", "--output", required=True, metavar="FILE",
                         help="the HTML file to write (atomically; - for standard output)")
     parser.set_defaults(handler=run)
@@ -44,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
     qrels = read_qrels(args.qrels)
     runs = read_runs(args.runs)
     data = collect(qrels, runs, measures, pool_depth=args.pool_depth, rbp_p=args.rbp_p,
-                   title=args.title, meta=(f"qrels: {run_name(args.qrels)}",))
+                   title=args.title, meta=(f"qrels: {run_name(args.qrels)}",),
+                   compat=args.compat)
     emit(render_report(data), args.output)
     return 0

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -21,24 +22,30 @@ import numpy as np
 import pandas as pd
 
 from pooljudge.cli.common import add_db_option, open_database, print_frame
+from pooljudge.cli.options import positive_int, probability, seed, summary
 from pooljudge.errors import InputError, PoolJudgeError, UsageError
+from pooljudge.lifetime import die_with_parent
 
-__all__ = ["register", "simulate_worker"]
+__all__ = ["MAX_ANNOTATORS", "MAX_WORKERS", "register", "simulate_worker"]
+
+MAX_ANNOTATORS = 1000
+MAX_WORKERS = 64
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "simulate", help="simulated annotators judge a campaign from true labels",
-        description=__doc__.splitlines()[0])
-    parser.add_argument("--campaign", required=True, metavar="CAMPAIGN")
+        description=summary(__doc__))
+    parser.add_argument("--campaign", required=True, metavar="CAMPAIGN", help="the campaign's name")
     parser.add_argument("--truth", required=True, metavar="QRELS", help="true labels (qrels)")
-    parser.add_argument("--annotators", type=int, default=2, metavar="N",
-                        help="simulated annotators (at least the overlap; default 2)")
-    parser.add_argument("--workers", type=int, default=1, metavar="W",
-                        help="parallel processes (default 1)")
-    parser.add_argument("--error", type=float, default=0.0, metavar="E",
+    parser.add_argument("--annotators", type=positive_int(MAX_ANNOTATORS), default=2,
+                        metavar="N", help="simulated annotators (at least the overlap; "
+                                          f"default 2, at most {MAX_ANNOTATORS})")
+    parser.add_argument("--workers", type=positive_int(MAX_WORKERS), default=1, metavar="W",
+                        help=f"parallel processes (default 1, at most {MAX_WORKERS})")
+    parser.add_argument("--error", type=probability, default=0.0, metavar="E",
                         help="probability that a label is replaced by another (default 0)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--seed", type=seed, default=0, help="random seed (default 0)")
     add_db_option(parser)
     parser.set_defaults(handler=_simulate)
 
@@ -87,10 +94,6 @@ def _simulate(args: argparse.Namespace) -> int:
     from annotate.store import get_campaign, progress
     from pooljudge.trec import read_qrels
 
-    if args.workers < 1 or args.annotators < 1:
-        raise UsageError("--workers and --annotators must be at least 1")
-    if not 0.0 <= args.error <= 1.0:
-        raise UsageError(f"--error must be a probability, got {args.error}")
     qrels = read_qrels(args.truth)
     truth = dict(zip(zip(qrels["topic"], qrels["doc"], strict=True),
                      qrels["label"].astype(int).tolist(), strict=True))
@@ -98,7 +101,7 @@ def _simulate(args: argparse.Namespace) -> int:
     with open_database(args) as engine, session_scope(engine) as session:
         campaign = get_campaign(session, name=args.campaign)
         if args.annotators < campaign.overlap:
-            raise UsageError(f"--annotators {args.annotators} cannot meet the overlap "
+            raise UsageError(f"--annotators: {args.annotators} cannot meet the overlap "
                              f"{campaign.overlap}")
         ids = [_ensure_annotator(session, args.campaign, i)
                for i in range(1, args.annotators + 1)]
@@ -109,8 +112,8 @@ def _simulate(args: argparse.Namespace) -> int:
     # Unlike multiprocessing.Pool, which waits forever for a worker that died, the executor
     # fails with BrokenProcessPool; judgments already written stay (each is its own commit).
     try:
-        with ProcessPoolExecutor(len(jobs),
-                                 mp_context=multiprocessing.get_context("spawn")) as pool:
+        with ProcessPoolExecutor(len(jobs), mp_context=multiprocessing.get_context("spawn"),
+                                 initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
             written = sum(pool.map(simulate_worker, *zip(*jobs, strict=True)))
     except BrokenProcessPool:
         raise PoolJudgeError("a simulating process died; the judgments it had committed "

@@ -1,5 +1,6 @@
 """Helpers shared by ``bias``, ``correlate``, ``compare``, ``report`` (and eval's topic groups):
-measure options, reading runs once, and table / tsv / json output of a DataFrame."""
+measure and ``--compat`` options, reading runs once, and table / tsv / json output of a
+DataFrame."""
 
 from __future__ import annotations
 
@@ -8,15 +9,18 @@ import json
 import math
 import sys
 from collections.abc import Sequence
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from pooljudge.errors import InputError, UsageError
 from pooljudge.fileio import atomic_writer, progress
-from pooljudge.trec import RunColumns
 
-__all__ = ["add_format_option", "add_measure_option", "emit", "group_text", "measures_from",
-           "read_runs", "records", "render", "warn"]
+if TYPE_CHECKING:  # importing pandas costs ~0.5 s, and eval (which shares --compat) needs none
+    import pandas as pd
+
+    from pooljudge.trec import RunColumns
+
+__all__ = ["add_compat_option", "add_format_option", "add_measure_option", "emit", "group_text",
+           "measures_from", "read_runs", "records", "render", "warn"]
 
 
 def add_measure_option(parser: argparse.ArgumentParser, default: Sequence[str]) -> None:
@@ -26,6 +30,16 @@ def add_measure_option(parser: argparse.ArgumentParser, default: Sequence[str]) 
         help="measure name such as AP, P@10, nDCG@10, RBP(p=0.8); repeat the option or separate "
              f"names by blanks (default: {' '.join(default)})")
     parser.set_defaults(default_measures=tuple(default))
+
+
+def add_compat_option(parser: argparse.ArgumentParser) -> None:
+    """``--compat 9|10``: the trec_eval release whose numbers are reproduced (``args.compat``,
+    default "10"; see :mod:`metrics.compat`)."""
+    # metrics.compat.COMPATS, written out: importing metrics here would load numpy at start-up
+    parser.add_argument("--compat", choices=("9", "10"), default="10",
+                        help="10 (default): trec_eval 10.0 numbers; 9: trec_eval 9.0.8 / "
+                             "pytrec_eval (single-precision scores, (long)(x*R + 0.9) "
+                             "interpolated-precision cutoffs, unj_k without negative labels)")
 
 
 def add_format_option(parser: argparse.ArgumentParser) -> None:

@@ -200,8 +200,9 @@ def test_a_failure_while_writing_leaves_neither_file(campaign, capsys, tmp_path,
 
     monkeypatch.setattr(pooljudge.trec, "write_qrels", broken_write)
     url, name = campaign
-    with pytest.raises(OSError, match="disk full"):
-        main(["export", "--campaign", name, "--db", url, "-o", str(tmp_path / "q.txt")])
+    target = tmp_path / "q.txt"
+    assert main(["export", "--campaign", name, "--db", url, "-o", str(target)]) == 2
+    assert capsys.readouterr().err == f"pooljudge: error: {target}: cannot write: disk full\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["campaign.db"]
 
 
@@ -236,3 +237,52 @@ def test_export_of_an_unjudged_campaign_is_refused(tmp_path, collection, capsys)
     output = Path(tmp_path / "q.txt")
     status, _, err = run(capsys, "export", "--campaign", "e", "--db", url, "-o", str(output))
     assert status == 2 and "no judgments to export" in err and not output.exists()
+
+
+# Per topic: t0 unanimous over three labels (kappa 1), t1 mixed, t2 one label only (undefined).
+TOPIC_LABELS = {
+    "alice": {"t0": [0, 2, 1], "t1": [0, 1, 2], "t2": [1, 1, 1]},
+    "bob": {"t0": [0, 2, 1], "t1": [0, 2, 2], "t2": [1, 1, 1]},
+    "carol": {"t0": [0, 2, 1], "t1": [1, 2, 2], "t2": [1, 1, 1]},
+}
+
+
+def _per_topic_rows(table: str) -> dict[str, str]:
+    """The rows of the 'Per topic' section of ``agree``'s table, by topic."""
+    lines = table.splitlines()
+    start = lines.index("Per topic") + 2
+    end = lines.index("", start)
+    return {line.split()[0]: line for line in lines[start:end]}
+
+
+def test_agree_per_topic_notes_only_undefined_kappas(tmp_path, collection, capsys):
+    from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
+    from annotate.db import open_engine, session_scope
+    from annotate.records import LabelScale
+    from annotate.store import add_annotator, create_campaign, import_judgments
+
+    url = f"sqlite:///{tmp_path / 'topics.db'}"
+    engine = open_engine(url)
+    rows = [(name, topic, f"d{i}", str(label)) for name, topics in TOPIC_LABELS.items()
+            for topic, labels in topics.items() for i, label in enumerate(labels)]
+    with session_scope(engine) as session:
+        create_campaign(session, name="c", scale=LabelScale.range(0, 2), overlap=3,
+                        **collection(3, 3))
+        for name in TOPIC_LABELS:
+            add_annotator(session, campaign="c", name=name)
+        import_judgments(session, campaign="c", frame=pd.DataFrame(
+            rows, columns=["annotator", "topic", "doc", "label"]))
+    engine.dispose()
+    status, table, _ = run(capsys, "agree", "--campaign", "c", "--db", url, "--per-topic")
+    assert status == 0
+    shown = _per_topic_rows(table)
+    assert set(shown) == {"t0", "t1", "t2"}
+    for topic in ("t0", "t1"):
+        raters = [[TOPIC_LABELS[a][topic][i] for a in TOPIC_LABELS] for i in range(3)]
+        expected = fleiss_kappa(aggregate_raters(raters)[0], method="fleiss")
+        assert shown[topic].split()[3] == f"{expected:.3f}"
+        assert "undefined" not in shown[topic] and "not computed" not in shown[topic]
+    assert shown["t0"].split()[3] == "1.000"
+    assert shown["t2"].split()[3] == "undefined"
+    assert "undefined: only one label was used" in shown["t2"]

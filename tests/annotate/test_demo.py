@@ -2,7 +2,7 @@
 
 The collection is built once per module (offline: sockets refuse to connect) and the command is
 run once as a real subprocess with ``--no-serve``; the serving step is checked with
-``subprocess.run`` replaced, so no server starts.
+``serve_cmd.run_streamlit`` replaced, so no server starts.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -294,11 +293,11 @@ def test_second_run_reuses_the_demo(demo: DemoRun, capsys: pytest.CaptureFixture
 def test_demo_serves_its_database_on_127_0_0_1_8501(demo: DemoRun, monkeypatch) -> None:
     calls = []
 
-    def fake_run(command, *, env, check):
+    def fake_run(command, env):
         calls.append((command, env))
-        return subprocess.CompletedProcess(command, 3)
+        return 3
 
-    monkeypatch.setattr(serve_cmd, "subprocess", SimpleNamespace(run=fake_run))
+    monkeypatch.setattr(serve_cmd, "run_streamlit", fake_run)
     monkeypatch.delenv("POOLJUDGE_DB", raising=False)
     assert main(["demo", "--dir", str(demo.folder)]) == 3  # Streamlit's status is passed on
     [(command, env)] = calls

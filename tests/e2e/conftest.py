@@ -1,5 +1,5 @@
 """Real-browser fixtures: one Streamlit server per test module on a temporary SQLite database,
-Debian's Chromium driven by Playwright (DESIGN.md recipe; never ``playwright install``).
+Debian's Chromium driven by Playwright (never ``playwright install``).
 
 Tests create their own campaigns and people directly through the store, in the same database
 file the server reads, so every test starts from a state it controls. Chromium missing is a

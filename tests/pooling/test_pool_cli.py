@@ -144,7 +144,11 @@ def test_bad_qrels_in_simulate_names_path_and_line(tmp_path, run_files, capsys):
 ])
 def test_usage_errors_exit_2_and_write_nothing(tmp_path, run_files, capsys, extra, message):
     out = tmp_path / "pool.tsv"
-    assert main(["pool", *map(str, run_files), "-o", str(out), *extra]) == 2
+    try:
+        status = main(["pool", *map(str, run_files), "-o", str(out), *extra])
+    except SystemExit as exc:  # a bad option value: argparse exits while parsing
+        status = exc.code
+    assert status == 2
     assert message in capsys.readouterr().err
     assert not out.exists()
 

@@ -3,9 +3,15 @@ included), and the command line still checks the whole file before cutting."""
 
 from __future__ import annotations
 
+import random
+import subprocess
+import sys
+import time
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -65,4 +71,60 @@ def test_a_duplicate_below_the_depth_is_still_an_error(tmp_path, capsys):
     out = tmp_path / "pool.tsv"
     assert main(["pool", str(run), "--depth", "1", "-o", str(out)]) == 2
     assert "run.txt:4: document listed twice" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_a_bad_run_cancels_reads_not_started_and_awaits_running_ones(tmp_path, monkeypatch):
+    from pooljudge.cli import pool_cmd
+    from pooljudge.errors import InputError
+
+    started, ended = [], []
+
+    def read_one(path, depth):
+        if path == "bad":
+            raise InputError("broken", path=path, line=1)
+        started.append(path)
+        time.sleep(0.3)
+        ended.append(path)
+        return None
+
+    monkeypatch.setattr(pool_cmd, "_read_one", read_one)
+    with pytest.raises(InputError, match="bad:1: broken"):
+        list(pool_cmd.read_runs(["bad", "g1", "g2", "g3", "g4", "g5"], workers=2))
+    assert sorted(ended) == sorted(started) and len(started) <= 2
+
+
+def _run_file(path, tag: str, topics: int = 50, depth: int = 200) -> None:
+    rng = random.Random(tag)
+    path.write_text("".join(f"{t} Q0 d{rng.randrange(10**6)}-{r} {r} {depth - r}.25 {tag}\n"
+                            for t in range(1, topics + 1) for r in range(1, depth + 1)))
+
+
+@pytest.mark.parametrize(("command", "times"), [("pool", 24), ("eval", 12)])
+def test_a_bad_run_among_good_ones_always_exits_2_with_one_line(tmp_path, command, times):
+    """Many processes (two at a time), each failing on a 5-column line while other reads are in
+    flight: every one exits 2 with the one error line, none aborts (SIGABRT, status 134)."""
+    bad = tmp_path / "bad"
+    bad.write_text("1 Q0 a 1 2.5 t\n1 Q0 b 2 1.5\n")
+    goods = [tmp_path / f"good{i}" for i in range(4)]
+    for good in goods:
+        _run_file(good, good.name)
+    qrels = tmp_path / "qrels"
+    qrels.write_text("".join(f"{t} 0 d{t} 1\n" for t in range(1, 51)))
+    out = tmp_path / "out.tsv"
+    files = [str(bad), *map(str, goods)]
+    args = (["pool", *files, "--depth", "10"] if command == "pool"
+            else ["eval", str(qrels), *files])
+    argv = [sys.executable, "-m", "pooljudge", *args, "-o", str(out)]
+    outcomes = []
+    for _ in range(times // 2):
+        pair = [subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                for _ in range(2)]
+        outcomes += [(p.wait(timeout=120), p.stderr.read()) for p in pair]
+        for p in pair:
+            p.stdout.close()
+            p.stderr.close()
+    expected = f"pooljudge: error: {bad}:2: expected 6 whitespace-separated fields, found 5"
+    for status, err in outcomes:
+        assert status == 2 and err.startswith(expected) and err.count("\n") == 1, (status, err)
     assert not out.exists()

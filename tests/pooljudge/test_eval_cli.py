@@ -136,21 +136,21 @@ def _run_bad(tmp_path, capsys, qrels_text, run_text, *, encoding="latin-1"):
                          ids=[c[0] for c in BAD_RUNS])
 def test_bad_run(tmp_path, capsys, text, line, message):
     _, run, err = _run_bad(tmp_path, capsys, "1 0 d1 1\n", text)
-    assert err.startswith(f"{run}:{line}: {message}")
+    assert err.startswith(f"pooljudge: error: {run}:{line}: {message}")
 
 
 @pytest.mark.parametrize(("text", "line", "message"), [c[1:] for c in BAD_QRELS],
                          ids=[c[0] for c in BAD_QRELS])
 def test_bad_qrels(tmp_path, capsys, text, line, message):
     qrels, _, err = _run_bad(tmp_path, capsys, text, RUN_OK)
-    assert err.startswith(f"{qrels}:{line}: {message}")
+    assert err.startswith(f"pooljudge: error: {qrels}:{line}: {message}")
 
 
 @pytest.mark.parametrize(("text", "message"), [("", "file is empty"), ("  \n\n", "file is empty"),
                                               ("# only a comment\n", "file has no data lines")])
 def test_empty_run(tmp_path, capsys, text, message):
     _, run, err = _run_bad(tmp_path, capsys, "1 0 d1 1\n", text)
-    assert err.startswith(f"{run}: {message}")
+    assert err.startswith(f"pooljudge: error: {run}: {message}")
 
 
 def test_missing_and_corrupt_files(tmp_path, capsys):
@@ -158,11 +158,11 @@ def test_missing_and_corrupt_files(tmp_path, capsys):
     qrels.write_text("1 0 d1 1\n")
     out = tmp_path / "out.tsv"
     assert main(["eval", str(qrels), str(tmp_path / "nope"), "-o", str(out)]) == 2
-    assert capsys.readouterr().err == f"{tmp_path / 'nope'}: no such file\n"
+    assert capsys.readouterr().err == f"pooljudge: error: {tmp_path / 'nope'}: no such file\n"
     broken = tmp_path / "r.gz"
     broken.write_bytes(gzip.compress(RUN_OK.encode())[:-8])
     assert main(["eval", str(qrels), str(broken), "-o", str(out)]) == 2
-    assert capsys.readouterr().err.startswith(f"{broken}: corrupt gzip data")
+    assert capsys.readouterr().err.startswith(f"pooljudge: error: {broken}: corrupt gzip data")
     assert not out.exists()
 
 

@@ -1,7 +1,8 @@
 """``pooljudge serve``: the Streamlit command it runs, the database it hands over, bad databases.
 
-Streamlit is never started: ``subprocess.run`` is replaced and the command line it was given is
-checked. The database is opened (and migrated) by ``serve`` itself before Streamlit would start.
+Streamlit is never started: ``subprocess.Popen`` is replaced and the command line it was given
+is checked (the real server's lifetime is tested in ``test_serve_signals.py``). The database is
+opened (and migrated) by ``serve`` itself before Streamlit would start.
 """
 
 from __future__ import annotations
@@ -29,19 +30,34 @@ def _pg_helpers():
     return module
 
 
+class _FakeChild:
+    """Stands in for the Streamlit child: records how it was started, "exits" with ``status``."""
+
+    status = 0
+
+    def __init__(self, command, *, env, preexec_fn, calls) -> None:
+        calls.append((command, env))
+        self.preexec_fn = preexec_fn
+
+    def wait(self) -> int:
+        return self.status
+
+    def send_signal(self, _signum) -> None:
+        raise AssertionError("no signal was sent to pooljudge serve")
+
+
 @pytest.fixture
 def launched(monkeypatch) -> list[tuple[list[str], dict[str, str]]]:
     """Every ``(command, env)`` serve would have run; Streamlit "exits" with status 0."""
     calls: list[tuple[list[str], dict[str, str]]] = []
 
-    def fake_run(command, *, env, check):
-        assert check is False
-        calls.append((command, env))
-        return subprocess.CompletedProcess(command, 0)
+    def popen(command, **kwargs):
+        return _FakeChild(command, calls=calls, **kwargs)
 
     # Only serve_cmd's view of the module is replaced: the tests still run real processes.
-    monkeypatch.setattr(serve_cmd, "subprocess", SimpleNamespace(run=fake_run))
+    monkeypatch.setattr(serve_cmd, "subprocess", SimpleNamespace(Popen=popen))
     monkeypatch.delenv("POOLJUDGE_DB", raising=False)
+    monkeypatch.delenv("POOLJUDGE_POOL_SIZE", raising=False)
     return calls
 
 
@@ -91,10 +107,26 @@ def test_host_port_and_environment_database_are_honoured(launched, tmp_path: Pat
     assert env["POOLJUDGE_DB"] == url
 
 
-def test_streamlit_exit_status_is_passed_on(monkeypatch, tmp_path: Path) -> None:
-    fake = SimpleNamespace(run=lambda command, **_: subprocess.CompletedProcess(command, 7))
-    monkeypatch.setattr(serve_cmd, "subprocess", fake)
+def test_streamlit_exit_status_is_passed_on(launched, monkeypatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(_FakeChild, "status", 7)
     assert main(["serve", "--db", f"sqlite:///{tmp_path / 'x.db'}"]) == 7
+
+
+def test_pool_size_reaches_the_server_and_a_bad_one_is_refused(launched, tmp_path: Path,
+                                                               monkeypatch, capsys) -> None:
+    url = f"sqlite:///{tmp_path / 'x.db'}"
+    assert main(["serve", "--db", url, "--pool-size", "12"]) == 0
+    assert launched[0][1]["POOLJUDGE_POOL_SIZE"] == "12"
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as stopped:
+        main(["serve", "--db", url, "--pool-size", "0"])
+    assert stopped.value.code == 2
+    [line] = capsys.readouterr().err.strip().splitlines()[-1:]
+    assert "--pool-size" in line and "0" in line
+    monkeypatch.setenv("POOLJUDGE_POOL_SIZE", "many")
+    assert main(["serve", "--db", "postgresql+psycopg://postgres@127.0.0.1:1/x"]) == 2
+    assert "POOLJUDGE_POOL_SIZE: must be a whole number" in capsys.readouterr().err
+    assert len(launched) == 1
 
 
 @pytest.fixture
@@ -116,6 +148,21 @@ def test_postgresql_url_is_migrated_and_handed_over(launched, pg_database: str) 
     engine = open_engine(pg_database, upgrade=False)
     try:
         assert "judgment" in sa.inspect(engine).get_table_names()
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("setting", [None, "3"])
+def test_the_engine_keeps_the_pool_size_it_is_given(pg_database: str, monkeypatch,
+                                                    setting: str | None) -> None:
+    if setting is None:
+        monkeypatch.delenv("POOLJUDGE_POOL_SIZE", raising=False)
+    else:
+        monkeypatch.setenv("POOLJUDGE_POOL_SIZE", setting)
+    engine = open_engine(pg_database)
+    try:
+        assert engine.pool.size() == int(setting or 5)
     finally:
         engine.dispose()
 

@@ -84,3 +84,34 @@ def test_dataframe_inputs_refuse_a_repeated_pair(reader, frame, message) -> None
     with pytest.raises(InputError) as caught:
         reader(frame)
     assert str(caught.value) == message
+
+
+@pytest.mark.parametrize(("reader", "text", "message"), [
+    (read_qrels, "1 0 a 1\n\n1 0 b 99999999999999999999999\n", "3: label is out of range"),
+    (read_qrels, "1 0 a 1\n1 0 b -9223372036854775809\n", "2: label is out of range"),
+    (read_run_columns, "1 Q0 a 1 2.0 t\n1 Q0 b 2 1_0 t\n", "2: cannot read the line"),
+    (read_run_columns, "1 Q0 a 1 2.0 t\n# c\n1 Q0 b 2 1e400 t\n", "3: score is not a finite"),
+    (trec.read_pool, "topic\tdoc\torder\tbest_rank\truns\n1\ta\t99999999999999999999\t1\tr\n",
+     "2: order is out of range"),
+], ids=["huge-label", "below-int64", "python-only-float", "overflowing-score", "huge-order"])
+def test_a_value_pyarrow_refuses_is_named_with_its_line(tmp_path, reader, text, message):
+    path = tmp_path / "f"
+    path.write_text(text)
+    with pytest.raises(InputError) as caught:
+        reader(path)
+    assert str(caught.value).startswith(f"{path}:{message}"), str(caught.value)
+
+
+@pytest.mark.parametrize("reader", [read_qrels, read_run_columns, trec.read_pool])
+def test_every_reader_accepts_a_byte_order_mark_and_crlf(tmp_path, reader):
+    text = {read_qrels: "1 0 a 1\n1 0 b 0\n", read_run_columns: "1 Q0 a 1 2.0 t\n",
+            trec.read_pool: "topic\tdoc\torder\tbest_rank\truns\n1\ta\t1\t1\tr\n"}[reader]
+    plain, marked = tmp_path / "plain", tmp_path / "marked"
+    plain.write_text(text)
+    marked.write_bytes(b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode())
+    a, b = reader(plain), reader(marked)
+    if isinstance(a, pd.DataFrame):
+        pd.testing.assert_frame_equal(a, b)
+    else:
+        assert all(x.equals(y) if hasattr(x, "equals") else np.array_equal(x, y)
+                   for x, y in zip(a, b, strict=True))

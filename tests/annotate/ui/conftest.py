@@ -1,10 +1,17 @@
 """Shared AppTest fixtures: a fresh SQLite database for the app, opening a page as a person,
-and small two-topic collections."""
+small two-topic collections, and the parsers that tell whether a string shown by Streamlit
+becomes an element (link, image, HTML, icon …) or stays the text it was."""
 
 from __future__ import annotations
 
+import functools
+import importlib.util
+import re
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from html.parser import HTMLParser
 from pathlib import Path
+from types import SimpleNamespace
 
 import pandas as pd
 import pytest
@@ -59,3 +66,104 @@ def two_topic_collection(docs: Mapping[str, str], text: str) -> dict[str, pd.Dat
 def collection() -> Callable[[Mapping[str, str], str], dict[str, pd.DataFrame]]:
     """:func:`two_topic_collection`, for test modules (conftest functions are not importable)."""
     return two_topic_collection
+
+
+# --- what Streamlit makes of a string: the hostile-name tests' parser -----------------------------
+
+JOINER = "\u2060"
+# Rewrites that run on text *after* Markdown escapes are resolved (so escaping cannot stop them):
+# remark-gfm's autolink literals (stricter here: no check of the character before or of the
+# domain), Streamlit's logo, emoji and icon shortcodes, and its typography.
+_TEXT_REWRITES = {
+    "autolink": re.compile(r"(?:https?://|www\.)[-.\w]", re.IGNORECASE | re.ASCII),
+    "email autolink": re.compile(r"[-.\w+]@[-\w]+\.[-\w]", re.ASCII),
+    "logo image": re.compile(r":streamlit:"),
+    "shortcode": re.compile(r":[\w+-][\w+-]*:"),
+    "typography": re.compile(r"(?:^|\s)(?:<->|->|<-|--|>=|<=|~=)(?:\s|$)"),
+}
+# Syntax Streamlit adds to CommonMark, found in the source once escaped characters are removed.
+_SOURCE_SYNTAX = {
+    "directive": re.compile(r":{1,3}[A-Za-z][\w-]*[\[{:]"),
+    "math": re.compile(r"\$"),
+}
+_ESCAPED = re.compile(r"\\[!-/:-@\[-`{-~]")
+# markdown-it token types that are elements a name must never become
+_ELEMENTS = {"link_open": "link", "image": "image", "html_inline": "html", "html_block": "html",
+             "code_block": "code block", "fence": "code block", "heading_open": "heading",
+             "em_open": "emphasis", "strong_open": "emphasis", "s_open": "strikethrough",
+             "code_inline": "code", "table_open": "table", "bullet_list_open": "list",
+             "ordered_list_open": "list", "blockquote_open": "quote", "hr": "rule"}
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """What a reader gets from a string: the elements it became, and the text shown."""
+
+    elements: tuple[str, ...]
+    text: str
+
+
+@functools.cache
+def _markdown_parser():
+    """CommonMark with GFM tables and strikethrough, raw HTML kept as tokens; GFM autolinks too
+    when linkify-it-py is installed (the text rewrites below check them in any case)."""
+    from markdown_it import MarkdownIt
+
+    linkify = importlib.util.find_spec("linkify_it") is not None
+    rules = ["table", "strikethrough", *(["linkify"] if linkify else [])]
+    return MarkdownIt("commonmark", {"html": True, "linkify": linkify}).enable(rules)
+
+
+def render_markdown(source: str) -> Rendered:
+    """``source`` through a CommonMark + GFM parser (markdown-it, raw HTML on, so any tag is
+    seen) plus the rewrites Streamlit and remark-gfm apply to its text. Like Streamlit, it
+    first turns ``:material/`` into ``:material_`` (an icon shortcode) in the source."""
+    source = source.replace(":material/", ":material_")
+    found: list[str] = [kind for kind, pattern in _SOURCE_SYNTAX.items()
+                        if pattern.search(_ESCAPED.sub("\x00", source))]
+    shown: list[str] = []
+    for token in _markdown_parser().parse(source):
+        found += [_ELEMENTS[token.type]] if token.type in _ELEMENTS else []
+        for child in token.children or ():
+            found += [_ELEMENTS[child.type]] if child.type in _ELEMENTS else []
+            if child.type in ("text", "code_inline"):
+                found += [kind for kind, pattern in _TEXT_REWRITES.items()
+                          if pattern.search(child.content)]
+                shown.append(child.content)
+            elif child.type in ("softbreak", "hardbreak"):
+                shown.append(" ")
+        if token.type in ("html_block", "code_block", "fence"):
+            shown.append(token.content)
+    return Rendered(tuple(found), "".join(shown).replace(JOINER, ""))
+
+
+class _HtmlReader(HTMLParser):
+    def __init__(self, allowed: frozenset[str]) -> None:
+        super().__init__(convert_charrefs=True)
+        self.allowed, self.found, self.shown = allowed, [], []
+
+    def handle_starttag(self, tag, attrs):
+        if tag not in self.allowed or any(name != "class" for name, _ in attrs):
+            self.found.append(f"<{tag} {attrs}>")
+
+    def handle_data(self, data):
+        self.shown.append(data)
+
+
+def render_html(source: str, allowed: frozenset[str] = frozenset({"div", "b", "mark"})
+                ) -> Rendered:
+    """``source`` as a browser parses it: any tag but ``allowed`` ones (with a class at most)
+    is an element found; the text is what is shown (style sheets left out)."""
+    if source.lstrip().startswith("<style>"):
+        source = source.split("</style>", 1)[1]
+    reader = _HtmlReader(allowed)
+    reader.feed(source)
+    reader.close()
+    return Rendered(tuple(reader.found), "".join(reader.shown))
+
+
+@pytest.fixture
+def inert() -> SimpleNamespace:
+    """The parsers above, for test modules (conftest functions are not importable)."""
+    return SimpleNamespace(JOINER=JOINER, Rendered=Rendered, markdown=render_markdown,
+                           html=render_html)

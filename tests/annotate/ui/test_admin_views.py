@@ -26,10 +26,11 @@ from annotate.agreement import agreement_report
 from annotate.consensus import Policy, consensus_qrels, disagreements
 from annotate.db import session_scope
 from annotate.records import Label, LabelScale
+from annotate.store_progress import PACE, time_left
 from annotate.ui import keys
 from annotate.ui.admin import hourly_rates
-from annotate.ui.agreement_view import confusion, kappa_heat
-from annotate.ui.render import md_escape
+from annotate.ui.agreement_view import confusion, confusion_view, kappa_heat
+from annotate.ui.render import JOINER, md_escape
 
 DOCS = {"d1": "7", "d2": "7", "d3": "7", "d4": "7", "d5": "8", "d6": "8"}
 SCALE = LabelScale.binary()
@@ -121,7 +122,7 @@ def _selectbox(at: AppTest, label: str):
 def _literal(markdown: str, text: str) -> None:
     """``markdown`` holds ``text`` escaped, and renders it as plain text: no link, no image."""
     assert md_escape(text) in markdown
-    rendered = MarkdownIt("commonmark").render(markdown)
+    rendered = MarkdownIt("commonmark").render(markdown).replace(JOINER, "")
     assert "<a " not in rendered and "<img" not in rendered and text in rendered
 
 
@@ -137,7 +138,7 @@ def test_overview_tables_metrics_and_hourly_chart(db, tokens, open_page) -> None
         # first judgments from 10:59 to 11:59: ann1's d4, d5, d6; ann2's d2, d3 (not ann1's
         # change of d4 at 11:58, nor the referee's adjudication)
         "Judgments in the last active hour": "5",
-        "Time left at that pace": "0.2 h"}               # 1 judgment left / 5 per hour
+        f"Time left {PACE}": "12 min"}                   # 1 judgment left / 5 per hour
     topics = at.dataframe[0].value
     assert topics[["topic", "pairs", "judgments_needed", "judgments_done"]].to_numpy().tolist() \
         == [["7", 4, 8, 7], ["8", 2, 4, 4]]
@@ -157,6 +158,58 @@ def test_overview_tables_metrics_and_hourly_chart(db, tokens, open_page) -> None
     assert len(times) == 10  # first judgments within 24 h of the newest: not the 2025 one
     shown = chart[["hour", "annotator", "judgments"]].sort_values(["hour", "annotator"])
     assert list(shown.itertuples(index=False, name=None)) == expected
+
+
+@pytest.mark.parametrize("first", ["overview", "judge"])
+def test_the_judge_page_and_the_overview_show_the_same_time_left(first, db, tokens,
+                                                                 open_page) -> None:
+    # 12 needed - 11 done = 1 left; 5 first judgments from 10:59 to 11:59 (not ann1's change
+    # of d4 at 11:58, nor the referee's adjudication): 1 / 5 h = 12 min, on both pages.
+    with session_scope(db, readonly=True) as session:
+        left = time_left(session, campaign="c", remaining=1)
+    assert (left.remaining, left.last_hour, left.hours) == (1, 5, 0.2)
+    shown = {}
+    for page in (first, *({"overview", "judge"} - {first})):
+        if page == "overview":
+            metrics = {m.label: m.value for m in open_page(tokens["boss"], "overview").metric}
+            shown[page] = metrics[f"Time left {PACE}"]
+        else:
+            at = open_page(tokens["ann2"])
+            (caption,) = [c.value for c in at.caption if PACE in c.value]
+            shown[page] = caption.removeprefix("You judged 5 pairs. Time left for the "
+                                               f"campaign {PACE}: ").removesuffix(".")
+    assert shown == {"overview": "12 min", "judge": "12 min"}
+
+
+def test_time_left_counts_first_judgments_of_the_last_active_hour(engine, collection) -> None:
+    """On SQLite and PostgreSQL: the hour ends at the newest first judgment (11:00, not the
+    later change or adjudication); 10:30, 10:45 and 11:00 count, 09:00 does not."""
+    rows = [("ann1", "d1", 1, "2026-01-01T09:00:00Z", "judgment", ""),
+            ("ann1", "d2", 1, "2026-01-01T10:30:00Z", "judgment", ""),
+            ("ann2", "d1", 0, "2026-01-01T10:45:00Z", "judgment", ""),
+            ("ann2", "d2", 0, "2026-01-01T11:00:00Z", "judgment", ""),
+            ("referee", "d1", 1, "2026-01-01T11:40:00Z", "adjudication", "")]
+    with session_scope(engine) as session:
+        store.create_campaign(session, name="c", scale=SCALE, overlap=2,
+                              **collection(DOCS, "body of"))
+        for name, role in (("ann1", "annotator"), ("ann2", "annotator"),
+                           ("referee", "adjudicator")):
+            store.add_annotator(session, campaign="c", name=name, role=role)
+        _import(session, "c", rows)
+    with session_scope(engine) as session:
+        _import(session, "c", [("ann1", "d2", 0, "2026-01-01T11:30:00Z", "judgment", "")])
+    with session_scope(engine, readonly=True) as session:
+        left = time_left(session, campaign="c", remaining=6)
+    assert (left.remaining, left.last_hour, left.hours) == (6, 3, 2.0)
+
+
+def test_time_left_without_activity_is_unknown_and_zero_when_done(db, collection) -> None:
+    with session_scope(db) as session:
+        store.create_campaign(session, name="quiet", scale=SCALE, **collection(DOCS, "b"))
+        unknown = time_left(session, campaign="quiet", remaining=6)
+        done = time_left(session, campaign="quiet", remaining=0)
+    assert (unknown.last_hour, unknown.hours) == (0, None)
+    assert done.hours == 0.0
 
 
 def test_hourly_rates_without_judgments_is_empty() -> None:
@@ -229,6 +282,9 @@ def test_agreement_tables_heat_map_confusion_and_disagreements(db, tokens, open_
     assert "Confusion matrix: ann1 × ann2" in [s.value for s in at.subheader]
     matrix = at.dataframe[1].value
     assert matrix.to_numpy().tolist() == [[1, 0], [2, 2]]   # rows ann1, columns ann2
+    assert matrix.index.tolist() == ["ann1: 0 · Not relevant", "ann1: 1 · Relevant"]
+    assert matrix.columns.tolist() == ["ann2: 0 · Not relevant", "ann2: 1 · Relevant"]
+    assert matrix.index.name == "rows: ann1 · columns: ann2"
     assert matrix.to_numpy().tolist() == confusion(latest, "ann1", "ann2", (0, 1)).to_numpy(
         ).tolist()
     worst = at.dataframe[2].value
@@ -255,7 +311,18 @@ def test_confusion_keeps_the_whole_scale() -> None:
     table = confusion(latest, "a", "b", (0, 1, 2))
     assert table.index.tolist() == table.columns.tolist() == [0, 1, 2]
     assert table.to_numpy().tolist() == [[0, 0, 1], [0, 0, 0], [0, 0, 1]]
-    assert (table.index.name, table.columns.name) == ("a →", "b ↓")
+    assert (table.index.name, table.columns.name) == ("a", "b")
+
+
+def test_the_confusion_view_names_both_axes_with_annotator_and_label() -> None:
+    table = pd.DataFrame([[1, 0], [2, 3]], index=pd.Index([0, 1], name="ann [x](http://e)"),
+                         columns=pd.Index([0, 1], name="ann2"))
+    scale = LabelScale((Label(0, "no"), Label(1, "yes <b>")))
+    view = confusion_view(table, scale)
+    assert view.index.tolist() == ["ann [x](http://e): 0 · no", "ann [x](http://e): 1 · yes <b>"]
+    assert view.columns.tolist() == ["ann2: 0 · no", "ann2: 1 · yes <b>"]
+    assert view.index.name == "rows: ann [x](http://e) · columns: ann2"
+    assert view.to_numpy().tolist() == table.to_numpy().tolist()
 
 
 # --- adjudication -------------------------------------------------------------------------------

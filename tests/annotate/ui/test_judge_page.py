@@ -8,6 +8,7 @@ and ``other``. Names from uploads that look like Markdown must render literally.
 from __future__ import annotations
 
 import functools
+import re
 import time
 
 import pandas as pd
@@ -19,9 +20,9 @@ from streamlit.testing.v1 import AppTest
 from annotate import store
 from annotate.db import session_scope
 from annotate.records import Label, LabelScale
+from annotate.store_progress import PACE
 from annotate.ui import keys
-from annotate.ui.judge import eta_seconds
-from annotate.ui.render import md_escape
+from annotate.ui.render import JOINER, md_escape
 
 DOCS = {"d1": "7", "d2": "7", "d3": "7", "d4": "8", "d5": "8"}
 SCALE = LabelScale((Label(0, "Off topic", "nothing about the topic"),
@@ -88,9 +89,15 @@ def _press_label(at: AppTest, value: int) -> AppTest:
 def _literal(markdown: str, text: str) -> None:
     """``markdown`` holds ``text`` escaped, and renders it as plain text: no link, no image."""
     assert md_escape(text) in markdown
-    rendered = MarkdownIt("commonmark").render(markdown)
+    rendered = MarkdownIt("commonmark").render(markdown).replace(JOINER, "")
     assert "<a " not in rendered and "<img" not in rendered
     assert text in rendered
+
+
+def _html_literal(markup: str, text: str, inert) -> None:
+    """``markup`` shows ``text`` and has no tag of its own but ``div``, ``b``, ``mark``."""
+    shown = inert.html(markup)
+    assert shown.elements == () and text in shown.text
 
 
 # --- skip, comment, going back ------------------------------------------------------------------
@@ -194,21 +201,14 @@ def test_progress_and_time_left_follow_the_store(db, make, open_page) -> None:
     topic, overall = at.get("progress")
     assert (topic.value, topic.proto.text) == (25, "This topic: 1 of 4 judgments")
     assert (overall.value, overall.proto.text) == (50, "Campaign: 5 of 10 judgments")
-    # 10 needed - 5 done = 5 judgments x 900 s = 4500 s = 75 min.
-    assert eta_seconds(5, [600.0, 900.0, 1200.0]) == 4500.0
-    assert ("You judged 3 pairs. Time left for the campaign at your pace: 1 h 15 min."
+    # 10 needed - 5 done = 5 judgments, at 5 first judgments (all imported now) in the last hour
+    assert (f"You judged 3 pairs. Time left for the campaign {PACE}: 1 h 00 min."
             in [c.value for c in at.caption])
 
 
-def test_eta_seconds() -> None:
-    assert eta_seconds(0, []) == 0.0
-    assert eta_seconds(3, []) is None
-    assert eta_seconds(4, [10.0, -1.0, 30.0, 20.0]) == 80.0   # negative times are ignored
-
-
-def test_before_any_timed_judgment_the_time_left_is_unknown(make, open_page) -> None:
-    at = open_page(make(judged=[("ann", "d1", 1)])["ann"])    # imported without seconds
-    assert ("You judged 1 pairs. Time left for the campaign at your pace: unknown yet."
+def test_before_any_judgment_the_time_left_is_unknown(make, open_page) -> None:
+    at = open_page(make()["ann"])
+    assert (f"You judged 0 pairs. Time left for the campaign {PACE}: unknown yet."
             in [c.value for c in at.caption])
 
 
@@ -217,8 +217,9 @@ def test_others_labels_only_when_the_campaign_allows_it(show_others, make, open_
     tokens = make(show_others=show_others, judged=[("other", "d1", 0)])
     at = open_page(tokens["ann"])
     assert _doc(at) == "d1"
-    others = [c.value for c in at.caption if c.value.startswith("Other annotators")]
-    assert others == (["Other annotators: other: 0"] if show_others else [])
+    others = [h.value for h in at.get("html") if "Other annotators" in h.value]
+    assert others == (['<div class="pj-caption pj-others">Other annotators: other: 0</div>']
+                      if show_others else [])
     page = " ".join([*(h.value for h in at.get("html")), *(c.value for c in at.caption)])
     assert ("other: 0" in page) == show_others
 
@@ -236,25 +237,58 @@ def test_the_seconds_spent_are_measured_from_the_pair_appearing(db, make, open_p
 
 # --- names from uploads are never Markdown ------------------------------------------------------
 
-def test_label_and_annotator_names_render_literally(make, open_page) -> None:
+def test_label_and_annotator_names_render_literally(make, open_page, inert) -> None:
     scale = LabelScale((Label(0, f"no {EVIL}", f"see {EVIL}"), Label(1, "yes")))
     name = f"c {EVIL}"
     tokens = make(name, scale=scale, show_others=True, people=(f"me {EVIL}", EVIL),
                        judged=[(EVIL, "d1", 0)])
     at = open_page(tokens[f"me {EVIL}"])
-    sidebar = [c.value for c in at.sidebar.caption]
-    assert len(sidebar) == 1
-    _literal(sidebar[0], f"me {EVIL}")
-    _literal(sidebar[0], name)
+    (sidebar,) = [h.value for h in at.sidebar.get("html") if "pj-identity" in h.value]
+    _html_literal(sidebar, f"me {EVIL}", inert)
+    _html_literal(sidebar, name, inert)
     pair = at.session_state[keys.CURRENT].pair_id
     button = at.button(key=keys.label_key(pair, 0))
     _literal(button.label, f"no {EVIL}")
     _literal(button.help, f"see {EVIL}")
-    (shortcuts,) = [c.value for c in at.caption if c.value.startswith("Keys:")]
-    _literal(shortcuts, f"no {EVIL}")
-    (others,) = [c.value for c in at.caption if c.value.startswith("Other annotators")]
-    _literal(others, EVIL)
-    assert others.endswith(": 0")
+    (shortcuts,) = [h.value for h in at.get("html") if "pj-keys" in h.value]
+    _html_literal(shortcuts, f"no {EVIL}", inert)
+    (others,) = [h.value for h in at.get("html") if "pj-others" in h.value]
+    _html_literal(others, EVIL, inert)
+    assert others.endswith(": 0</div>")
     button.click().run()                                 # d1 -> 0, then back to it
     at.button(key=keys.back_key(at.session_state[keys.CURRENT].pair_id)).click().run()
     _literal(at.warning[0].value, f"no {EVIL}")
+
+
+# --- the key hint names exactly the shortcuts bound ---------------------------------------------
+
+def _hint(at: AppTest) -> list[tuple[str, str]]:
+    """(key, what) pairs of the key hint under the buttons."""
+    (hint,) = [h.value for h in at.get("html") if "pj-keys" in h.value]
+    return re.findall(r"<b>(.*?)</b> ([^·<]*[^·< ])", hint)
+
+
+def _bound(at: AppTest) -> list[str]:
+    return [b.proto.shortcut for b in at.button if b.proto.shortcut]
+
+
+def test_the_key_hint_lists_exactly_the_shortcuts_bound_in_each_state(make, open_page) -> None:
+    at = open_page(make()["ann"])
+    hints = {"new pair": _hint(at)}
+    assert [k for k, _ in hints["new pair"]] == _bound(at) == ["0", "1", "s", "b"]
+    _press_label(at, 1)
+    at.button(key=keys.back_key(at.session_state[keys.CURRENT].pair_id)).click().run()
+    hints["earlier pair"] = _hint(at)                    # after b: n replaces s
+    assert [k for k, _ in hints["earlier pair"]] == _bound(at) == ["0", "1", "n", "b"]
+    at.button(key=keys.FORWARD).click().run()
+    for _ in range(4):
+        _press_label(at, 0)
+    assert at.session_state[keys.CURRENT] is None        # nothing left: only b is bound
+    hints["done"] = _hint(at)
+    assert [k for k, _ in hints["done"]] == _bound(at) == ["b"]
+    assert hints == {
+        "new pair": [("0", "Off topic"), ("1", "On topic"), ("s", "skip"),
+                     ("b", "previous pair")],
+        "earlier pair": [("0", "Off topic"), ("1", "On topic"), ("n", "back to new pairs"),
+                         ("b", "previous pair")],
+        "done": [("b", "back to my last judgment")]}

@@ -21,6 +21,7 @@ from annotate.models import Annotator
 from annotate.records import LabelScale
 from annotate.ui import keys
 from annotate.ui.people import parse_people
+from annotate.ui.render import JOINER
 from pooljudge.errors import InputError
 
 PAGES = Path(__file__).resolve().parents[3] / "annotate" / "app_pages"
@@ -81,7 +82,7 @@ def _add(at: AppTest, text: str) -> AppTest:
 
 
 def _plain(element) -> str:
-    return element.value.replace("\\", "")  # md_escape's backslashes
+    return element.value.replace("\\", "").replace(JOINER, "")  # md_escape's marks
 
 
 BEFORE = [("ann1", "annotator"), ("boss", "admin"), ("referee", "adjudicator")]

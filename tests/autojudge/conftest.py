@@ -1,0 +1,110 @@
+"""Autojudge fixtures: a database (SQLite file or PostgreSQL), a small campaign with a known
+truth, and the OpenAI-compatible test server answering from that truth.
+
+``tests/support`` is imported from the repository root (put on ``sys.path`` here: the tests run
+with ``--import-mode=importlib``, which adds nothing). The database helpers are the store tests'
+own (``tests/annotate/conftest.py``).
+"""
+
+from __future__ import annotations
+
+import sys
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from tests.annotate.conftest import (  # noqa: E402
+    PG_SERVER,
+    create_pg_database,
+    drop_pg_database,
+    small_collection,
+)
+from tests.support.openai_server import FakeOpenAI  # noqa: E402
+
+KEY_VAR = "POOLJUDGE_TEST_LLM_KEY"
+KEY = "sk-test-3f9c2a7d41b8e6"
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def db_url(request, tmp_path) -> Iterator[str]:
+    """An empty database of its own: a new SQLite file, or a new PostgreSQL database."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'autojudge.db'}"
+        return
+    name = create_pg_database("pooljudge_autojudge")
+    try:
+        yield PG_SERVER.format(database=name)
+    finally:
+        drop_pg_database(name)
+
+
+@pytest.fixture
+def engine(db_url):
+    from annotate.db import open_engine
+
+    engine = open_engine(db_url)
+    yield engine
+    engine.dispose()
+
+
+@dataclass
+class Campaign:
+    """A campaign of ``topics × docs`` pairs on a 0–2 scale, and its truth."""
+
+    url: str
+    name: str
+    truth: dict[tuple[str, str], int]
+
+
+def truth_of(n_topics: int, n_docs: int) -> dict[tuple[str, str], int]:
+    """A known label per pair, all three grades present."""
+    return {(f"t{i}", f"d{j}"): (i + 2 * j) % 3 for i in range(n_topics) for j in range(n_docs)}
+
+
+@pytest.fixture
+def make_campaign(engine, db_url):
+    """``make_campaign(n_topics, n_docs, overlap=1) -> Campaign`` (a graded 0–2 scale)."""
+    from annotate.db import session_scope
+    from annotate.records import LabelScale
+    from annotate.store import create_campaign
+
+    def make(n_topics: int = 3, n_docs: int = 6, *, overlap: int = 1) -> Campaign:
+        name = f"c-{uuid.uuid4().hex[:8]}"
+        with session_scope(engine) as session:
+            create_campaign(session, name=name, scale=LabelScale.range(0, 2), overlap=overlap,
+                            order="pool", assign_mode="pair",
+                            guidelines="Judge the document's topical relevance.",
+                            **small_collection(n_topics, n_docs))
+        return Campaign(db_url, name, truth_of(n_topics, n_docs))
+
+    return make
+
+
+@pytest.fixture
+def server_for():
+    """``server_for(campaign, **options) -> FakeOpenAI`` started; all stopped at the end."""
+    started: list[FakeOpenAI] = []
+
+    def start(campaign: Campaign, **options) -> FakeOpenAI:
+        options.setdefault("values", (0, 1, 2))
+        server = FakeOpenAI(campaign.truth, **options).start()
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+@pytest.fixture
+def api_key(monkeypatch) -> str:
+    """The test key in :data:`KEY_VAR` (read by ``--api-key-env``)."""
+    monkeypatch.setenv(KEY_VAR, KEY)
+    return KEY
