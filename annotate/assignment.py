@@ -42,7 +42,6 @@ annotator has meanwhile judged in another session is refused by
 from __future__ import annotations
 
 import time
-from collections import Counter
 from datetime import timedelta
 
 import numpy as np
@@ -60,6 +59,7 @@ from annotate.store_common import (
     annotator_row,
     load_pair_view,
     pair_view_of,
+    recount_slots,
     run,
     utcnow,
 )
@@ -73,8 +73,6 @@ _JUDGMENT, _SKIP, _HOLD = Judgment.__table__, Skip.__table__, TopicAssignment.__
 _CAMPAIGN = Campaign.__table__
 _RELEASE = (sa.delete(_CLAIM_T).where(_CLAIM_T.c.expires_at < sa.bindparam("now"))
             .returning(_CLAIM_T.c.pair_id))
-_RETURN_SLOTS = (sa.update(_PAIR).where(_PAIR.c.id == sa.bindparam("pid"))
-                 .values(open_slots=_PAIR.c.open_slots + sa.bindparam("n")))
 _ENDED = _CLAIM_T.alias("ended")  # any annotator's claim, not the outer-joined own claim
 _EXPIRED = sa.exists().where(_ENDED.c.expires_at < sa.bindparam("now"))
 _ME = (
@@ -139,8 +137,8 @@ def queue_positions(pool: pd.DataFrame, order: str, *, seed: int = 0) -> np.ndar
 def release_expired(session: Session, *, now=None) -> int:
     """Delete every claim whose lease has ended and return its slot; the number released."""
     pair_ids = run(session, _RELEASE, now=now or utcnow()).scalars().all()
-    for pair_id, count in Counter(pair_ids).items():
-        run(session, _RETURN_SLOTS, pid=pair_id, n=count)
+    for pair_id in sorted(set(pair_ids)):
+        recount_slots(session, pair_id)
     return len(pair_ids)
 
 
@@ -205,8 +203,7 @@ def skip_pair(session: Session, *, annotator_id: int, pair_id: int) -> None:
     ).first()
     if released is None:
         raise InputError(f"pair {pair_id} is not claimed by annotator {annotator_id}")
-    session.execute(sa.update(Pair).where(Pair.id == pair_id)
-                    .values(open_slots=Pair.open_slots + 1))
+    recount_slots(session, pair_id)
     skip = session.get(Skip, (annotator_id, pair_id))
     if skip is None:
         session.add(Skip(annotator_id=annotator_id, pair_id=pair_id, skipped_at=utcnow()))
@@ -238,7 +235,7 @@ def _take_open(session: Session, annotator_id: int, lease: dict, *,
     for attempt in range(_RETRIES):
         row = run(session, _CLAIM_PG[case], **params, **lease).first()
         if row is not None and row.position is None:  # lost to a session of this annotator
-            run(session, _RETURN_SLOTS, pid=row.pair_id, n=1)
+            recount_slots(session, row.pair_id)
             raise _ClaimedMeanwhile
         if row is not None:
             return pair_view_of(row.pair_id, row.position, row[2:])

@@ -15,12 +15,11 @@ from annotate.models import (
     Campaign,
     Claim,
     Judgment,
-    Pair,
     Topic,
     TopicAssignment,
 )
 from annotate.records import ANNOTATOR_ROLES, AnnotatorInfo
-from annotate.store_common import campaign_row, utcnow
+from annotate.store_common import campaign_row, recount_slots, utcnow
 from pooljudge.errors import InputError
 
 __all__ = [
@@ -98,8 +97,7 @@ def remove_annotator(session: Session, *, campaign: str, name: str) -> None:
         sa.delete(Claim).where(Claim.annotator_id == annotator.id).returning(Claim.pair_id)
     ).scalars().all()
     for pair_id in released:
-        session.execute(sa.update(Pair).where(Pair.id == pair_id)
-                        .values(open_slots=Pair.open_slots + 1))
+        recount_slots(session, pair_id)
     topics = session.execute(
         sa.delete(TopicAssignment).where(TopicAssignment.annotator_id == annotator.id)
         .returning(TopicAssignment.topic_id)

@@ -8,11 +8,12 @@ from datetime import UTC, datetime
 import sqlalchemy as sa
 from sqlmodel import Session
 
-from annotate.models import Annotator, Campaign, Document, Judgment, Pair, Topic
+from annotate.models import Annotator, Campaign, Claim, Document, Judgment, Pair, Topic
 from annotate.records import CampaignInfo, JudgmentRecord, LabelScale, PairView
 from pooljudge.errors import InputError
 
 __all__ = [
+    "RECOUNT_SLOTS",
     "VIEW_COLUMNS",
     "ZERO",
     "annotator_row",
@@ -22,6 +23,7 @@ __all__ = [
     "load_pair_view",
     "lock_annotators",
     "pair_view_of",
+    "recount_slots",
     "refresh_statistics",
     "run",
     "utcnow",
@@ -30,6 +32,39 @@ __all__ = [
 # A literal 0 (not a bound parameter), so ``open_slots > ZERO`` matches the partial indexes'
 # ``WHERE open_slots > 0`` even under prepared statements and generic plans.
 ZERO = sa.literal_column("0")
+
+
+def _recount_slots() -> sa.Update:
+    """``pair.open_slots`` set anew from its definition for the pair ``:pid``: max(K −
+    ``pair.judged`` − claims on it, 0). Used wherever a claim ends (lease over, skip, annotator
+    removed), instead of adding the slot back: the pair may have got its K judgments meanwhile
+    (by import), and then no slot may reopen."""
+    pair, claim, campaign = Pair.__table__, Claim.__table__, Campaign.__table__
+    claims = sa.select(sa.func.count()).where(claim.c.pair_id == pair.c.id).scalar_subquery()
+    overlap = (sa.select(campaign.c.overlap).where(campaign.c.id == pair.c.campaign_id)
+               .scalar_subquery())
+    free = overlap - pair.c.judged - claims
+    return (sa.update(pair).where(pair.c.id == sa.bindparam("pid"))
+            .values(open_slots=sa.case((free > ZERO, free), else_=ZERO)))
+
+
+RECOUNT_SLOTS = _recount_slots()
+_LOCK_PAIR = (sa.select(Pair.__table__.c.id).where(Pair.__table__.c.id == sa.bindparam("pid"))
+              .with_for_update())
+
+
+def recount_slots(session: Session, pair_id: int) -> None:
+    """Set ``pair.open_slots`` anew (:data:`RECOUNT_SLOTS`) after a claim on it ended.
+
+    PostgreSQL: the pair row is locked first, by a statement of its own, so the recount's
+    snapshot is taken once every transaction that changed the pair has committed. Counted in the
+    locking statement itself, the claims would be read from the snapshot taken before the wait
+    while ``judged`` is read from the newest row: a claim released together with its judgment
+    would count twice and a slot would be lost (measured: one lost judgment in 200 with one
+    annotator in seven sessions). SQLite writers are serialised; the lock is a no-op there.
+    """
+    run(session, _LOCK_PAIR, pid=pair_id)
+    run(session, RECOUNT_SLOTS, pid=pair_id)
 
 
 def utcnow() -> datetime:

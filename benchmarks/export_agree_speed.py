@@ -3,8 +3,8 @@
 On each backend a campaign is built once with the loader of ``store_speed.py``: 1,000 topics,
 ``judgments / per_pair`` pairs on a graded 0-2 scale, each pair judged by ``--per-pair`` (5) of
 ``--annotators`` (8) annotators chosen at random (so annotators miss pairs), a vote equal to a
-hidden truth with probability 0.6 and uniform otherwise (so majorities tie, 2-2-1, on about a
-tenth of the pairs); an adjudicator decides 2% of the pairs. Then every command runs as a fresh
+hidden truth with probability 0.6 and uniform otherwise (so majorities tie, 2-2-1, on 8% of
+the pairs); an adjudicator decides 2% of the pairs. Then every command runs as a fresh
 process, timed from start to exit, its CPU time and peak memory (``ru_maxrss``) taken by
 ``/usr/bin/time``:
 

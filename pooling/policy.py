@@ -63,7 +63,7 @@ class PolicyBase(JudgingPolicy):
         self._topic_rank: dict[str, int] = {t: i for i, t in enumerate(self._topics)}
         self._sizes: dict[str, int] = {t: int(s) for t, s in sizes.items()}
         self._first_row: dict[str, int] = dict(
-            zip(self._topics, np.r_[0, np.cumsum(sizes.to_numpy())[:-1]].tolist(), strict=True)
+            zip(self._topics, np.r_[0, np.cumsum(sizes.to_numpy())][:-1].tolist(), strict=True)
         )
         self._docs: dict[str, set[str]] = {
             t: set(group) for t, group in pool.pairs.groupby("topic", sort=False)["doc"]

@@ -102,8 +102,8 @@ def atomic_writer(path: PathLike, *, mode: str = "w") -> Iterator[IO]:
     failure to write (a directory or a missing folder as the path, a read-only or full file
     system, ``/dev/full``) raises InputError naming the path (``<stdout>`` for ``-``).
     """
-    if str(path) == "-":
-        with _output_errors(STDOUT_NAME):
+    if str(path) == "-":  # a reader closing the pipe early is no error: see cli.main
+        with _output_errors(STDOUT_NAME, passing=BrokenPipeError):
             stream = sys.stdout.buffer if "b" in mode else sys.stdout
             yield stream
             stream.flush()
@@ -126,8 +126,8 @@ def _replace(target: Path, mode: str, *, shown: PathLike) -> Iterator[IO]:
         raise InputError(f"cannot write: folder {target.parent} does not exist", path=shown)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
-        os.fchmod(fd, _new_file_mode(target))
         with os.fdopen(fd, mode, **_encoding(mode)) as handle:
+            os.fchmod(handle.fileno(), _new_file_mode(target))
             yield handle
         os.replace(tmp, target)
     except BaseException:
@@ -137,11 +137,13 @@ def _replace(target: Path, mode: str, *, shown: PathLike) -> Iterator[IO]:
 
 
 @contextlib.contextmanager
-def _output_errors(path: PathLike) -> Iterator[None]:
-    """Turn an OSError while writing into InputError naming ``path``."""
+def _output_errors(path: PathLike, *, passing: type[BaseException] = InputError
+                   ) -> Iterator[None]:
+    """Turn an OSError while writing into InputError naming ``path`` (``passing`` and
+    InputError pass unchanged)."""
     try:
         yield
-    except InputError:
+    except (InputError, passing):
         raise
     except OSError as exc:
         raise InputError(f"cannot write: {exc.strerror or exc}", path=path) from None

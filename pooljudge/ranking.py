@@ -3,9 +3,11 @@
 Document ids compare in byte order of their UTF-8 encoding (Arrow's string order), which for
 valid UTF-8 is also the code point order Python uses. The rank column of a run file is ignored.
 
-Scores compare in one of two precisions (:data:`Precision`). ``"single"`` (the default here, and
-trec_eval 9.0.8's ``float sim``): 40.922120174018 and 40.922120174019 tie and the doc id decides.
-``"double"`` (trec_eval 10.0): they do not tie. -0.0 and 0.0 tie in both (as in C).
+Scores compare in one of two precisions (:data:`Precision`). ``"double"`` (the default here, and
+trec_eval 10.0's): 40.922120174018 and 40.922120174019 do not tie. ``"single"`` (trec_eval
+9.0.8's ``float sim``, ``--compat 9``): they tie and the doc id decides. -0.0 and 0.0 tie in
+both (as in C). Pools and written runs follow the default, so a pool's top k is the top k that
+``pooljudge eval`` (and trec_eval 10) ranks.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ def byte_order_codes(values: pa.DictionaryArray) -> np.ndarray:
 
 def rank_positions(
     topic_codes: np.ndarray, doc_codes: np.ndarray, scores: np.ndarray, *,
-    precision: Precision = "single",
+    precision: Precision = "double",
 ) -> np.ndarray:
     """Row positions sorted by topic code ascending, score descending (compared in
     ``precision``), doc code descending.
@@ -84,7 +86,7 @@ def score_keys(topic_codes: np.ndarray, scores: np.ndarray) -> np.ndarray:
 
 
 def rank_rows(topic_codes: np.ndarray, scores: np.ndarray, docs: pa.Array,
-              labels: np.ndarray | None = None, *, precision: Precision = "single") -> np.ndarray:
+              labels: np.ndarray | None = None, *, precision: Precision = "double") -> np.ndarray:
     """Row positions by topic code ascending, score descending (compared in ``precision``), doc
     id descending (byte order), like :func:`rank_positions` but without ranking all the doc ids.
 
@@ -135,7 +137,7 @@ def _sort_ties(tied: np.ndarray, group: np.ndarray, scores: np.ndarray, docs: pa
 
 
 def rank_order(topics: pd.Series, docs: pd.Series, scores: pd.Series | np.ndarray, *,
-               precision: Precision = "single") -> np.ndarray:
+               precision: Precision = "double") -> np.ndarray:
     """Row positions sorted by topic (ascending), score (descending, compared in
     ``precision``), doc (descending)."""
     topic_codes = byte_order_codes(pc.dictionary_encode(_arrow(topics)))
@@ -144,7 +146,7 @@ def rank_order(topics: pd.Series, docs: pd.Series, scores: pd.Series | np.ndarra
                           precision=precision)
 
 
-def rank_run(run: pd.DataFrame, *, precision: Precision = "single") -> pd.DataFrame:
+def rank_run(run: pd.DataFrame, *, precision: Precision = "double") -> pd.DataFrame:
     """The run sorted into ranking order with a 1-based ``rank`` column within each topic."""
     order = rank_order(run["topic"], run["doc"], run["score"], precision=precision)
     ranked = run.iloc[order].reset_index(drop=True)

@@ -1,8 +1,9 @@
 """The one module that reads and writes TREC-style files: runs, qrels and pool files.
 
 Fast path: the bytes are normalised (tabs, runs of blanks, CRLF, ``#`` comment lines) with C-speed
-``bytes`` operations and parsed by pyarrow's multi-threaded CSV reader. Only when that fails, or a
-check on the parsed columns fails, does a line-by-line scan run to name the exact ``path:line``.
+``bytes`` operations and parsed by pyarrow's CSV reader in parallel blocks
+(:mod:`pooljudge.csv_blocks`). Only when that fails, or a check on the parsed columns fails, does a
+line-by-line scan run to name the exact ``path:line``; every reader accepts a UTF-8 byte-order mark.
 
 Run lines are ``topic Q0 doc rank score tag``; qrels lines are ``topic iteration doc label``. Topic
 and document ids are strings (``"01" != "1"``); the rank column is ignored, as trec_eval does.

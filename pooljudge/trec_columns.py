@@ -1,8 +1,9 @@
 """Columnar fast readers behind :mod:`pooljudge.trec` (its public entry point): runs and qrels as
 checked Arrow/numpy arrays, without pandas.
 
-The bytes are parsed by pyarrow's multi-threaded CSV reader, materialising only the columns that
-are used (a run's ``Q0``, rank and tag are checked for presence but never built). Files with one
+The bytes are parsed by pyarrow's CSV reader in parallel blocks on threads that are joined before
+any error propagates (:mod:`pooljudge.csv_blocks`), materialising only the columns that are used
+(a run's ``Q0``, rank and tag are checked for presence but never built). Files with one
 blank or one tab between fields are parsed as they are; anything else (repeated or mixed blanks,
 CRs, ``#`` comment lines) is normalised first with C-speed ``bytes`` operations. A run line may
 carry fields after the run tag: they are ignored, as trec_eval does (qrels lines must have exactly

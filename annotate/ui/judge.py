@@ -43,11 +43,13 @@ from annotate.ui.render import (
     query_terms,
     text_html,
 )
-from pooljudge.errors import InputError
+from pooljudge.errors import InputError, StorageError
 
 __all__ = ["DISPLAYED", "render"]
 
 DISPLAYED = "pj_displayed"
+NOT_STORED = ("Not saved: the database could not store it (a full disk or a lost connection). "
+              "The document stays on screen: press the key again once it is back.")
 _RESERVED_SHORTCUTS = frozenset({"c", "r"})
 
 
@@ -230,6 +232,10 @@ def _on_label(engine: Engine, annotator_id: int, view: PairView, label: int,
         state[keys.CURRENT] = None
         state[keys.FLASH] = f"Not saved: {exc}"
         return
+    except StorageError:  # disk full, connection lost: the pair stays, the key can be pressed
+        state[DISPLAYED] = view.pair_id  # again (the seconds go on counting from its showing)
+        state[keys.FLASH] = NOT_STORED
+        return
     state[keys.BACK_STEPS] = 0
     state[keys.CURRENT] = following
     state[keys.FLASH] = f"Saved label {label} for the previous document."
@@ -246,6 +252,9 @@ def _on_skip(engine: Engine, annotator_id: int, pair_id: int) -> None:
             state[keys.CURRENT] = store.next_pair(session, annotator_id=annotator_id)
     except InputError:  # the claim had already lapsed: the next run fetches a fresh pair
         state[keys.CURRENT] = None
+    except StorageError:
+        state[DISPLAYED] = pair_id
+        state[keys.FLASH] = NOT_STORED
 
 
 def _on_back() -> None:

@@ -79,7 +79,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(_command_of(argv))
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse has printed --help, --version or the usage error
+        return exc.code if isinstance(exc.code, int) else 2
     try:
         status = int(args.handler(args) or 0)
         sys.stdout.flush()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -226,6 +227,13 @@ def _register_campaigns(subparsers: argparse._SubParsersAction) -> None:
                          help=FORMAT_HELP)
         add_db_option(sub)
         sub.set_defaults(handler=handler)
+    check = actions.add_parser(
+        "check", help="recount every counter from the rows it summarises (exit 1 on a mismatch)",
+        description="Recount the campaign's queue and progress counters from its judgments and "
+                    "claims and list every difference; exit 0 when all agree, 1 otherwise.")
+    check.add_argument("campaign", metavar="CAMPAIGN", help="the campaign's name")
+    add_db_option(check)
+    check.set_defaults(handler=_campaigns_check)
 
 
 def _campaigns_list(args: argparse.Namespace) -> int:
@@ -255,6 +263,23 @@ def _campaigns_show(args: argparse.Namespace) -> int:
             print(f"{key:>18}: {value}")
         print()
     print_frame(per_topic, args.format)
+    return 0
+
+
+def _campaigns_check(args: argparse.Namespace) -> int:
+    """Print each broken invariant (:func:`annotate.store.consistency_problems`); 1 if any."""
+    from annotate.db import session_scope
+    from annotate.store import consistency_problems
+
+    with open_database(args) as engine, session_scope(engine, readonly=True) as session:
+        problems = consistency_problems(session, campaign=args.campaign)
+    for line in problems:
+        print(line)
+    if problems:
+        print(f"pooljudge: campaign {args.campaign}: {len(problems)} inconsistencies",
+              file=sys.stderr)
+        return 1
+    print(f"campaign {args.campaign}: every counter agrees with its rows", file=sys.stderr)
     return 0
 
 

@@ -181,6 +181,9 @@ def _pool(args: argparse.Namespace) -> int:
                          "judgments as they arrive; pool everything and stop at the budget")
     exclude = read_qrels(args.exclude) if args.exclude else None
     pool = build_pool(read_runs(args.runs, depth=args.depth), args.depth, exclude=exclude)
+    if exclude is not None and pool.pairs.empty:
+        print(f"pooljudge pool: warning: every pooled pair is already judged in {args.exclude}; "
+              "the pool is empty", file=sys.stderr)
     try:
         order = make_policy(specs[0], pool, seed=args.seed).plan()
     except ValueError as exc:

@@ -1,49 +1,22 @@
-"""Store fixtures: a fresh SQLite file per test, and one fresh PostgreSQL database per session.
-
-PostgreSQL is the server on 127.0.0.1:5432 (user postgres, trust authentication). When it is
-unreachable the PostgreSQL tests fail under CI (``CI=true``) and are skipped elsewhere.
-"""
+"""Store fixtures: a fresh SQLite file per test, and one fresh PostgreSQL database per session
+(made on the test server by :mod:`tests.support.postgres`)."""
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Iterator
 
 import pandas as pd
 import pytest
 
-PG_SERVER = "postgresql+psycopg://postgres@127.0.0.1:5432/{database}"
+from tests.support.postgres import (
+    PG_SERVER,
+    create_pg_database,
+    drop_pg_database,
+    fresh_database_url,
+)
 
-
-def _admin_connect():
-    import psycopg
-
-    return psycopg.connect("host=127.0.0.1 port=5432 user=postgres dbname=postgres",
-                           autocommit=True, connect_timeout=5)
-
-
-def create_pg_database(prefix: str = "pooljudge_test") -> str:
-    """Create a uniquely named empty database; its name. Fails or skips when unreachable."""
-    import psycopg
-
-    name = f"{prefix}_{os.getpid()}_{uuid.uuid4().hex[:8]}"
-    try:
-        with _admin_connect() as connection:
-            connection.execute(f'CREATE DATABASE "{name}"')
-    except psycopg.OperationalError as exc:
-        message = f"PostgreSQL on 127.0.0.1:5432 is unreachable: {exc}"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    return name
-
-
-def drop_pg_database(name: str) -> None:
-    """Drop a database made by :func:`create_pg_database` (closing its connections)."""
-    with _admin_connect() as connection:
-        connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
+__all__ = ["PG_SERVER", "create_pg_database", "drop_pg_database", "small_collection"]
 
 @pytest.fixture(scope="session")
 def pg_url() -> Iterator[str]:
@@ -115,11 +88,5 @@ def collection():
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def fresh_db_url(request, tmp_path) -> Iterator[str]:
     """An empty database of its own: a new SQLite file, or a new PostgreSQL database."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'fresh.db'}"
-        return
-    name = create_pg_database("pooljudge_fresh")
-    try:
-        yield PG_SERVER.format(database=name)
-    finally:
-        drop_pg_database(name)
+    with fresh_database_url(request.param, tmp_path, "pooljudge_fresh") as url:
+        yield url

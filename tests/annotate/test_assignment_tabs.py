@@ -109,7 +109,9 @@ def test_one_annotator_in_many_sessions_judges_each_pair_once(
     assert refused, "no session ever lost a race: the test exercised nothing"
     with session_scope(engine) as session:
         frame = _judgments(session, name)
-        claims = session.execute(sa.select(sa.func.count()).select_from(Claim)).scalar_one()
+        claims = session.execute(sa.select(sa.func.count()).select_from(Claim).join(
+            Pair, Pair.id == Claim.pair_id).join(Campaign, Campaign.id == Pair.campaign_id)
+            .where(Campaign.name == name)).scalar_one()
         open_slots = session.execute(sa.select(sa.func.sum(Pair.open_slots)).join(
             Campaign, Campaign.id == Pair.campaign_id).where(Campaign.name == name)).scalar_one()
     assert len(frame) == 100 * OVERLAP  # every pair got its K judgments, none more

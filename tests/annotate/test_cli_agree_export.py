@@ -20,26 +20,34 @@ LABELS = {
 }
 
 
-@pytest.fixture
-def campaign(tmp_path, collection) -> tuple[str, str]:
-    """A campaign judged by alice, bob and carol, with adjudicator dave; (db url, name)."""
+def graded_campaign(url: str, collection, labels: dict, n_topics: int, *,
+                    adjudicator: str | None = None) -> None:
+    """Campaign ``c`` (scale 0-2, overlap 3) with ``labels[annotator][topic]`` = the labels of
+    d0, d1, … imported, and an adjudicator when one is named."""
     from annotate.db import open_engine, session_scope
     from annotate.records import LabelScale
     from annotate.store import add_annotator, create_campaign, import_judgments
 
-    url = f"sqlite:///{tmp_path / 'campaign.db'}"
     engine = open_engine(url)
-    rows = [(name, topic, f"d{i}", str(label)) for name, topics in LABELS.items()
-            for topic, labels in topics.items() for i, label in enumerate(labels)]
+    rows = [(name, topic, f"d{i}", str(label)) for name, topics in labels.items()
+            for topic, values in topics.items() for i, label in enumerate(values)]
     with session_scope(engine) as session:
         create_campaign(session, name="c", scale=LabelScale.range(0, 2), overlap=3,
-                        **collection(2, 3))
-        for name in LABELS:
+                        **collection(n_topics, 3))
+        for name in labels:
             add_annotator(session, campaign="c", name=name)
-        add_annotator(session, campaign="c", name="dave", role="adjudicator")
+        if adjudicator is not None:
+            add_annotator(session, campaign="c", name=adjudicator, role="adjudicator")
         import_judgments(session, campaign="c", frame=pd.DataFrame(
             rows, columns=["annotator", "topic", "doc", "label"]))
     engine.dispose()
+
+
+@pytest.fixture
+def campaign(tmp_path, collection) -> tuple[str, str]:
+    """A campaign judged by alice, bob and carol, with adjudicator dave; (db url, name)."""
+    url = f"sqlite:///{tmp_path / 'campaign.db'}"
+    graded_campaign(url, collection, LABELS, 2, adjudicator="dave")
     return url, "c"
 
 
@@ -258,22 +266,8 @@ def _per_topic_rows(table: str) -> dict[str, str]:
 def test_agree_per_topic_notes_only_undefined_kappas(tmp_path, collection, capsys):
     from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
-    from annotate.db import open_engine, session_scope
-    from annotate.records import LabelScale
-    from annotate.store import add_annotator, create_campaign, import_judgments
-
     url = f"sqlite:///{tmp_path / 'topics.db'}"
-    engine = open_engine(url)
-    rows = [(name, topic, f"d{i}", str(label)) for name, topics in TOPIC_LABELS.items()
-            for topic, labels in topics.items() for i, label in enumerate(labels)]
-    with session_scope(engine) as session:
-        create_campaign(session, name="c", scale=LabelScale.range(0, 2), overlap=3,
-                        **collection(3, 3))
-        for name in TOPIC_LABELS:
-            add_annotator(session, campaign="c", name=name)
-        import_judgments(session, campaign="c", frame=pd.DataFrame(
-            rows, columns=["annotator", "topic", "doc", "label"]))
-    engine.dispose()
+    graded_campaign(url, collection, TOPIC_LABELS, 3)
     status, table, _ = run(capsys, "agree", "--campaign", "c", "--db", url, "--per-topic")
     assert status == 0
     shown = _per_topic_rows(table)

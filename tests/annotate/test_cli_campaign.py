@@ -35,10 +35,7 @@ def cli(files, monkeypatch):
     monkeypatch.chdir(files)
 
     def run(*argv: str) -> int:
-        try:
-            return main(list(argv))
-        except SystemExit as exc:  # argparse exits while parsing on a bad option value
-            return int(exc.code or 0)
+        return main(list(argv))
 
     return run
 

@@ -1,32 +1,21 @@
 """Autojudge fixtures: a database (SQLite file or PostgreSQL), a small campaign with a known
 truth, and the OpenAI-compatible test server answering from that truth.
 
-``tests/support`` is imported from the repository root (put on ``sys.path`` here: the tests run
-with ``--import-mode=importlib``, which adds nothing). The database helpers are the store tests'
-own (``tests/annotate/conftest.py``).
+``tests/support`` is imported from the repository root (pytest's ``pythonpath`` setting in
+pyproject.toml puts it on ``sys.path``).
 """
 
 from __future__ import annotations
 
-import sys
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from tests.annotate.conftest import (  # noqa: E402
-    PG_SERVER,
-    create_pg_database,
-    drop_pg_database,
-    small_collection,
-)
-from tests.support.openai_server import FakeOpenAI  # noqa: E402
+from tests.annotate.conftest import small_collection
+from tests.support.openai_server import FakeOpenAI
+from tests.support.postgres import fresh_database_url
 
 KEY_VAR = "POOLJUDGE_TEST_LLM_KEY"
 KEY = "sk-test-3f9c2a7d41b8e6"
@@ -35,14 +24,8 @@ KEY = "sk-test-3f9c2a7d41b8e6"
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def db_url(request, tmp_path) -> Iterator[str]:
     """An empty database of its own: a new SQLite file, or a new PostgreSQL database."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'autojudge.db'}"
-        return
-    name = create_pg_database("pooljudge_autojudge")
-    try:
-        yield PG_SERVER.format(database=name)
-    finally:
-        drop_pg_database(name)
+    with fresh_database_url(request.param, tmp_path, "pooljudge_autojudge") as url:
+        yield url
 
 
 @pytest.fixture

@@ -7,12 +7,9 @@ fixture serves SQLite); the ``page`` fixture of conftest.py supplies the browser
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
@@ -26,22 +23,14 @@ from annotate.ui.browser import (
     wait_for_new_pair,
     wait_idle,
 )
+from tests.e2e.conftest import App
+from tests.support.postgres import PG_SERVER, create_pg_database, drop_pg_database
 
 pytestmark = pytest.mark.postgres
 
 TESTS = Path(__file__).resolve().parents[1]
 
 
-def _load(path: Path, name: str) -> ModuleType:
-    """A module of the test tree (conftest helpers are not importable under importlib mode)."""
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = sys.modules[name] = importlib.util.module_from_spec(spec)  # dataclasses need it
-    spec.loader.exec_module(module)
-    return module
-
-
-_pg = _load(TESTS / "annotate" / "conftest.py", "_pg_helpers")
-_e2e = _load(TESTS / "e2e" / "conftest.py", "_e2e_helpers")
 
 
 @pytest.fixture(scope="module")
@@ -49,19 +38,19 @@ def pg_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     """The app served on a fresh PostgreSQL database, dropped afterwards."""
     if not os.access(CHROMIUM, os.X_OK):
         pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium")
-    name = _pg.create_pg_database("pooljudge_e2e")
-    url = _pg.PG_SERVER.format(database=name)
+    name = create_pg_database("pooljudge_e2e")
+    url = PG_SERVER.format(database=name)
     engine = open_engine(url)
     try:
         assert engine.dialect.name == "postgresql"
         base, process = start_app(url, tmp_path_factory.mktemp("pg-e2e") / "streamlit.log")
         try:
-            yield _e2e.App(base, engine)
+            yield App(base, engine)
         finally:
             stop_app(process)
     finally:
         engine.dispose()
-        _pg.drop_pg_database(name)
+        drop_pg_database(name)
 
 
 def _stored_labels(app, campaign: str) -> list[tuple[str, str, int, int, str]]:

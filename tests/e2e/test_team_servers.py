@@ -11,17 +11,14 @@ different digits, so each stored label names the tab that stored it.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import shutil
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -38,6 +35,8 @@ from annotate.ui.browser import (
     wait_for_new_pair,
     wait_healthy,
 )
+from tests.e2e.conftest import App
+from tests.support.postgres import PG_SERVER, create_pg_database, drop_pg_database
 
 pytestmark = pytest.mark.postgres
 
@@ -51,16 +50,6 @@ FIRST_PAGE_MS = 120_000
 OVERLAP = 2
 
 
-def _load(path: Path, name: str) -> ModuleType:
-    """A module of the test tree (conftest helpers are not importable under importlib mode)."""
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = sys.modules[name] = importlib.util.module_from_spec(spec)  # dataclasses need it
-    spec.loader.exec_module(module)
-    return module
-
-
-_pg = _load(TESTS / "annotate" / "conftest.py", "_pg_helpers")
-_e2e = _load(TESTS / "e2e" / "conftest.py", "_e2e_helpers")
 
 
 @dataclass
@@ -76,8 +65,8 @@ class Team:
 def team(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Team]:
     if not os.access(CHROMIUM, os.X_OK):
         pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium")
-    name = _pg.create_pg_database("pooljudge_team")
-    url = _pg.PG_SERVER.format(database=name)
+    name = create_pg_database("pooljudge_team")
+    url = PG_SERVER.format(database=name)
     engine = open_engine(url)
     folder = tmp_path_factory.mktemp("team")
     servers: list[subprocess.Popen] = []
@@ -87,12 +76,12 @@ def team(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Team]:
             base, process = start_serve(url, log, pool_size=3)
             urls.append(base)
             servers.append(process)
-        yield Team(urls, _e2e.App(urls[0], engine), logs)
+        yield Team(urls, App(urls[0], engine), logs)
     finally:
         for process in servers:
             stop_app(process)
         engine.dispose()
-        _pg.drop_pg_database(name)
+        drop_pg_database(name)
 
 
 @dataclass

@@ -63,11 +63,8 @@ def campaign_db(good: Path, tmp_path_factory) -> str:
 
 
 def run_inprocess(argv: list[str]) -> int:
-    """``main(argv)``, with argparse's exit turned into a status."""
-    try:
-        return main(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
+    """``main(argv)``: its exit status (usage errors included)."""
+    return main(argv)
 
 
 def run_subprocess(argv: list[str], cwd: Path) -> Outcome:

@@ -113,8 +113,10 @@ BAD_INPUTS: dict[str, dict] = {
     "huge-id-twice": _second_line({
         "run": "1 Q0 d1 9 0.5 tag\n".replace("d1", "d1" + "z" * 100_000) * 2,
         "qrels": "1 0 d1 1\n".replace("d1", "d1" + "z" * 100_000) * 2}),
-    "json-not-object": _second_line({"docs": "[1, 2]\n", "judgments": "[1, 2]\n"}),
-    "invalid-json": _second_line({"docs": '{"id": "d9", \n', "judgments": '{"topic": \n'}),
+    "json-not-object": {**_second_line({"docs": "[1, 2]\n", "judgments": "[1, 2]\n"}),
+                        "topics": (b'{"id": "1", "title": "one"}\n[1, 2]\n', 2)},
+    "invalid-json": {**_second_line({"docs": '{"id": "d9", \n', "judgments": '{"topic": \n'}),
+                     "topics": (b'{"id": "1", "title": "one"}\n{"id": \n', 2)},
     "scale-not-labels": {"scale": (b'{"value": 0}\n', None)},
     "time-not-a-time": {"judgments": (
         b"annotator\ttopic\tdoc\tlabel\ttime\nbob\t1\td1\t1\tyesterday\n", 2)},

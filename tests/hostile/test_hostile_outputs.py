@@ -129,3 +129,20 @@ def test_a_real_process_reports_a_directory_output(good, tmp_path):
     done = run_subprocess(OUTPUT_COMMANDS["eval"](good, str(tmp_path), ""), tmp_path)
     assert done.status == 2
     assert _errors(done.err) == f"pooljudge: error: {tmp_path}: is a directory, not a file\n"
+
+
+def test_a_reader_closing_the_pipe_early_ends_quietly(tmp_path):
+    """``pooljudge eval ... | head -c 1``: exit 0, no traceback, no "Exception ignored"."""
+    run = tmp_path / "run"
+    run.write_text("".join(f"{t} Q0 d{d} {d} {9 - d} r\n" for t in range(2000) for d in range(3)))
+    qrels = tmp_path / "qrels"
+    qrels.write_text("".join(f"{t} 0 d1 1\n" for t in range(2000)))
+    process = subprocess.Popen([*_python(), "eval", str(qrels), str(run), "--per-topic",
+                                "--format", "tsv"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, cwd=tmp_path)
+    assert process.stdout.read(1) == b"r"
+    process.stdout.close()
+    err = process.stderr.read().decode()
+    process.stderr.close()
+    assert process.wait(timeout=120) == 0, err
+    assert _errors(err) == "", err

@@ -189,8 +189,7 @@ def test_bias_cli_group_map_and_bad_inputs(tmp_path, capsys):
     mapping.write_text(f"{next(iter(runs))} team0\n")
     assert main(["bias", qrels_path, *paths, "--depth", "3", "--group-map", str(mapping)]) == 2
     assert "no group for run(s)" in capsys.readouterr().err
-    with pytest.raises(SystemExit, match="2"):  # a bad option value: exits while parsing
-        main(["bias", qrels_path, *paths, "--depth", "0"])
+    assert main(["bias", qrels_path, *paths, "--depth", "0"]) == 2
     assert "--depth: must be at least 1" in capsys.readouterr().err
     assert main(["bias", qrels_path, *paths, "--depth", "3", "-m", "Nope@3"]) == 2
     assert "unknown measure" in capsys.readouterr().err

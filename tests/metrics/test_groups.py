@@ -135,5 +135,6 @@ def test_eval_topic_groups_bad_file_exits_2_and_writes_nothing(tmp_path, capsys)
     out = tmp_path / "out.tsv"
     assert main(["eval", str(qrels), str(run), "--topic-groups", str(groups),
                  "-o", str(out)]) == 2
-    assert capsys.readouterr().err.strip() == f"pooljudge: error: {groups}:2: expected 'topic group', found only '3'"
+    assert capsys.readouterr().err.strip() == (
+        f"pooljudge: error: {groups}:2: expected 'topic group', found only '3'")
     assert not out.exists()

@@ -31,10 +31,10 @@ def _columns(rows: list[tuple[str, str, float]]) -> RunColumns:
                       np.array([s for _, _, s in rows], dtype=np.float64))
 
 
-def _top(run: RunColumns, depth: int) -> set[tuple[str, str]]:
+def _top(run: RunColumns, depth: int, precision: str = "double") -> set[tuple[str, str]]:
     """The (topic, doc) pairs of each topic's top ``depth`` in trec_eval order."""
     topic = byte_order_codes(run.topic)
-    order = rank_positions(topic, byte_order_codes(run.doc), run.score)
+    order = rank_positions(topic, byte_order_codes(run.doc), run.score, precision=precision)
     ranked = topic[order]
     first = np.searchsorted(ranked, ranked)  # index of each topic's first ranked row
     keep = order[np.arange(len(order)) - first < depth]
@@ -58,11 +58,14 @@ def test_candidates_contain_the_top_k_and_rank_the_same(rows, depth):
 
 
 def test_a_single_precision_tie_at_the_cut_is_kept():
-    # 40.922120174018 and ...019 are one float32: doc "z" ranks first (doc ids descending).
+    # 40.922120174018 and ...019 are one float32: under trec_eval 9 doc "z" ranks first (doc
+    # ids descending), under trec_eval 10 (double) "a" does; the candidates serve both.
     run = _columns([("1", "a", 40.922120174019), ("1", "z", 40.922120174018), ("1", "m", 1.0)])
     cut = top_candidates(run, 1)
     assert sorted(cut.doc.dictionary_decode().to_pylist()) == ["a", "z"]
-    assert _top(cut, 1) == {("1", "z")}
+    assert _top(cut, 1, "single") == {("1", "z")}
+    assert _top(cut, 1) == {("1", "a")}
+    assert build_pool({"r": run}, 1).pairs["doc"].tolist() == ["a"]  # pools rank as eval does
 
 
 def test_a_duplicate_below_the_depth_is_still_an_error(tmp_path, capsys):

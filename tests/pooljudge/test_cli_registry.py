@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pooljudge.cli import COMMANDS, build_parser
+from pooljudge.cli import COMMANDS, build_parser, main
 
 README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
 
@@ -53,3 +53,14 @@ def test_unknown_command_is_a_usage_error() -> None:
                           capture_output=True, text=True, check=False)
     assert done.returncode == 2
     assert "Traceback" not in done.stderr and "invalid choice" in done.stderr
+
+
+@pytest.mark.parametrize(("argv", "status"), [
+    (["--help"], 0), (["--version"], 0), (["eval", "--help"], 0), ([], 2), (["nope"], 2),
+    (["eval", "q.txt", "run", "--compat", "8"], 2), (["pool", "run", "--depth", "0"], 2),
+])
+def test_main_returns_the_status_of_argparse_exits_too(argv, status, capsys):
+    """``main`` is callable as a library function: --help, --version and usage errors give a
+    status instead of raising SystemExit."""
+    assert main(argv) == status
+    capsys.readouterr()

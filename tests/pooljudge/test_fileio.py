@@ -133,3 +133,18 @@ def test_gzip_that_does_not_inflate_is_an_input_error(tmp_path) -> None:
     path.write_bytes(b"\x1f\x8b\x08\x00" + b"garbage" * 20)
     with pytest.raises(InputError, match="corrupt gzip data"):
         read_bytes(path)
+
+
+def test_a_closed_pipe_on_standard_output_stays_a_broken_pipe(monkeypatch) -> None:
+    """cli.main ends quietly when the reader of a pipe (``| head``) stops early."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    stream = os.fdopen(write_end, "w")
+    monkeypatch.setattr("sys.stdout", stream)
+    try:
+        with pytest.raises(BrokenPipeError), atomic_writer("-") as handle:
+            handle.write("x")
+    finally:
+        monkeypatch.undo()
+        with contextlib.suppress(OSError):
+            stream.close()

@@ -67,11 +67,13 @@ def test_columns_reader_agrees_with_the_frame_reader(tmp_path):
     assert np.array_equal(columns.score, [1.0, 3.0, 3.0])
 
 
-def test_ranking_breaks_ties_by_doc_descending_in_single_precision():
+def test_ranking_breaks_ties_by_doc_descending_in_the_chosen_precision():
     run = pd.DataFrame({"topic": ["1"] * 4, "doc": ["b", "a", "c", "B"],
                         "score": [40.922120174018, 40.922120174019, 1.0, 50.0]})
-    # 40.922120174018 and ...19 are the same float32 (trec_eval's float sim): "b" > "a".
-    assert rank_run(run)["doc"].tolist() == ["B", "b", "a", "c"]
+    # 40.922120174018 and ...19 are the same float32 (trec_eval 9's float sim): "b" > "a";
+    # in double precision (trec_eval 10, the default) the higher score comes first.
+    assert rank_run(run, precision="single")["doc"].tolist() == ["B", "b", "a", "c"]
+    assert rank_run(run)["doc"].tolist() == ["B", "a", "b", "c"]
 
 
 @pytest.mark.parametrize(("reader", "frame", "message"), [

@@ -12,7 +12,6 @@ other way, so those four pairs tie and the majority takes the lower label, 0.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +29,7 @@ from annotate.ui.evaluate_panels import POOL_DEPTH
 from annotate.ui.render import md_escape
 from pooljudge.cli import main
 from pooljudge.trec import read_qrels, write_run
+from tests.support.uploads import Upload
 
 APP = str(Path(__file__).resolve().parents[3] / "annotate" / "app.py")
 TOPICS = ("1", "2", "3")
@@ -41,17 +41,6 @@ UNJUDGED = "unjudged share of top 10 (1 − Judged@10)"
 
 def _label(topic: str, doc: str) -> int:
     return int((int(doc[1:]) + int(topic)) % 3 == 0)
-
-
-@dataclass(frozen=True)
-class Upload:
-    """What the page reads of a Streamlit UploadedFile."""
-
-    name: str
-    data: bytes
-
-    def getvalue(self) -> bytes:
-        return self.data
 
 
 @pytest.fixture

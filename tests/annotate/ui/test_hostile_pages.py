@@ -12,7 +12,6 @@ not come with, and the hostile texts the page is about must still be readable in
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import pandas as pd
 import pytest
@@ -24,6 +23,7 @@ from annotate.db import session_scope
 from annotate.records import Label, LabelScale
 from annotate.ui import keys
 from annotate.ui.routes import ROUTES
+from tests.support.uploads import Upload
 
 EVIL = ('[x](http://evil.example/a) ![i](https://evil.example/i.png) www.evil.example '
         'someone@evil.example <a href="http://evil.example/h">h</a> <img src=x onerror=alert(1)> '
@@ -41,15 +41,6 @@ RUN = "run [x](http:evil.example) www.evil.example <img src=x onerror=alert(1)> 
 # Elements a page's own text may have; anything else in a rendered string is a failure.
 OWN = {"emphasis", "code"}
 MARKDOWN_FIELDS = {"label", "help", "body", "text", "captions", "caption"}
-
-
-@dataclass(frozen=True)
-class Upload:
-    name: str
-    data: bytes
-
-    def getvalue(self) -> bytes:
-        return self.data
 
 
 @pytest.fixture

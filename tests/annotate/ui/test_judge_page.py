@@ -292,3 +292,30 @@ def test_the_key_hint_lists_exactly_the_shortcuts_bound_in_each_state(make, open
         "earlier pair": [("0", "Off topic"), ("1", "On topic"), ("n", "back to new pairs"),
                          ("b", "previous pair")],
         "done": [("b", "back to my last judgment")]}
+
+
+@pytest.mark.parametrize("action", ["label", "skip"])
+def test_a_database_fault_keeps_the_pair_and_says_nothing_was_stored(db, make, open_page,
+                                                                      monkeypatch, action):
+    from annotate.ui.judge import NOT_STORED
+    from pooljudge.errors import StorageError
+
+    at = open_page(make()["ann"])
+    pair = at.session_state[keys.CURRENT].pair_id
+    name = "record_judgment" if action == "label" else "skip_pair"
+    real = getattr(store, name)
+
+    def full_disk(*args, **kwargs):
+        raise StorageError("sqlite:///x.db: database or disk is full")
+
+    monkeypatch.setattr(store, name, full_disk)
+    button = keys.label_key(pair, 1) if action == "label" else keys.skip_key(pair)
+    at.button(key=button).click().run()
+    assert not at.exception
+    assert _doc(at) == _shown_doc(at) == "d1"
+    assert any(NOT_STORED in h.value for h in at.get("html"))
+    assert _judgments(db).empty
+    monkeypatch.setattr(store, name, real)  # the disk has room again: the same key works
+    at.button(key=button).click().run()
+    assert _doc(at) == "d2"
+    assert _judgments(db)["doc"].tolist() == (["d1"] if action == "label" else [])
