@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from pooljudge.cli.common import add_db_option, open_database
 from pooljudge.cli.options import MAX_RESAMPLES, int_range, nonnegative_int, open_unit, seed
 from pooljudge.fileio import atomic_writer
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["register", "render_table"]
 
@@ -92,6 +94,7 @@ def _frame_text(frame: pd.DataFrame) -> str:
 
 
 def _cell(value: object) -> str:
+    import pandas as pd
     if value is None or value is pd.NA or (isinstance(value, float) and pd.isna(value)):
         return _UNDEFINED
     if isinstance(value, float):

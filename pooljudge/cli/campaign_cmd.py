@@ -6,13 +6,15 @@ import argparse
 import re
 import sys
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from annotate.links import DEFAULT_APP_URL, URL_ENV, configured_address, login_link
 from pooljudge.cli.common import add_db_option, open_database, print_frame
 from pooljudge.cli.options import MAX_DEPTH, MAX_OVERLAP, positive_int, seed
 from pooljudge.errors import InputError, UsageError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["parse_scale", "register"]
 
@@ -237,6 +239,8 @@ def _register_campaigns(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _campaigns_list(args: argparse.Namespace) -> int:
+    import pandas as pd
+
     from annotate.db import session_scope
     from annotate.store import campaign_summary, list_campaigns
 

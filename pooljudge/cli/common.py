@@ -6,8 +6,11 @@ import argparse
 import contextlib
 import sys
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
+
 
 __all__ = ["add_db_option", "open_database", "print_frame"]
 

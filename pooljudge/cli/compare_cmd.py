@@ -10,8 +10,7 @@ difference and Cohen's d for paired samples. Fewer than 25 topics draw a warning
 from __future__ import annotations
 
 import argparse
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from pooljudge.cli.options import MAX_RESAMPLES, positive_int, seed, summary
 from pooljudge.cli.trust_common import (
@@ -25,6 +24,9 @@ from pooljudge.cli.trust_common import (
     warn,
 )
 from pooljudge.errors import UsageError
+
+if TYPE_CHECKING:
+    pass
 
 HELP = "paired significance tests between runs (t-test, randomization, Holm, effect sizes)"
 DEFAULT = ("AP",)
@@ -50,6 +52,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import pandas as pd
+
     from metrics.compare import compare
     from metrics.evaluate import load_qrels, score, tidy
     from metrics.registry import parse

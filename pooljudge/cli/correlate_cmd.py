@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from pooljudge.cli.options import summary
 from pooljudge.cli.trust_common import (
@@ -25,6 +24,9 @@ from pooljudge.cli.trust_common import (
     render,
     warn,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 HELP = "compare system orderings under two judgment sets (Kendall's tau, tau_AP, swaps)"
 DEFAULT = ("AP", "P@10", "nDCG@10")
@@ -41,6 +43,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import pandas as pd
+
     from metrics.correlate import correlate, ordering, swapped_pairs
     from metrics.evaluate import load_qrels, score, tidy
     from metrics.registry import parse
@@ -64,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _scores(means: pd.DataFrame, measure: str) -> pd.Series:
+    import pandas as pd
     rows = means[means["measure"] == measure]
     return pd.Series(rows["value"].to_numpy(float), index=rows["run"].to_numpy())
 

@@ -8,11 +8,12 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from pooljudge.cli.trust_common import add_compat_option
 from pooljudge.errors import InputError, UsageError
 from pooljudge.fileio import atomic_writer, progress
+
+if TYPE_CHECKING:
+    pass
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -92,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _warn(result, measures: Sequence) -> None:
     """Warnings about topics only in the run and topics where the run returned fewer than k."""
+    import numpy as np
     if result.run_only_topics:
         _note(f"{result.name}: {result.run_only_topics} topic(s) only in the run, not in the "
               "qrels: ignored")

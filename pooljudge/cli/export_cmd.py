@@ -5,9 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -15,6 +14,9 @@ from pooljudge.cli.common import add_db_option, open_database, print_frame
 from pooljudge.cli.options import int_range, positive_int
 from pooljudge.errors import InputError, UsageError
 from pooljudge.fileio import atomic_writer
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["provenance_path", "register", "write_tsv"]
 
@@ -70,6 +72,8 @@ def provenance_path(output: str, given: str | None) -> str | None:
 
 
 def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, tuple[int, ...]]:
+    import pandas as pd
+
     from annotate.db import session_scope
     from annotate.store import get_campaign, judgments_frame
 
@@ -129,6 +133,7 @@ def write_tsv(frame: pd.DataFrame, handle: IO[str]) -> None:
 
 def _text_column(column: pd.Series) -> pa.Array | None:
     """A text or integer column as pyarrow text (missing: empty); None for other types."""
+    import pandas as pd
     try:
         if pd.api.types.is_integer_dtype(column.dtype):
             values = pc.cast(pa.array(column.array, from_pandas=True), pa.large_string())

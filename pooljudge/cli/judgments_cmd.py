@@ -6,13 +6,15 @@ import argparse
 import csv
 import io
 import json
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from pooljudge.cli.common import add_db_option, open_database
 from pooljudge.errors import InputError, UsageError
 from pooljudge.fileio import atomic_writer, jsonl_objects, read_bytes
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
 
 __all__ = ["EXPORT_COLUMNS", "read_judgments", "register"]
 
@@ -72,6 +74,9 @@ def read_judgments(path: str, *, as_name: str | None = None) -> tuple[pd.DataFra
 
 def _read_table(text: str, path: str) -> tuple[pd.DataFrame, np.ndarray]:
     """A TSV (a tab in the header line) or CSV file with a header; csv quoting rules."""
+    import numpy as np
+    import pandas as pd
+
     from annotate.store_import import check_columns
 
     sep = "\t" if "\t" in text.splitlines()[0] else ","
@@ -104,6 +109,9 @@ def _decode(raw: bytes, path: str) -> str:
 
 
 def _read_jsonl(text: str, path: str) -> tuple[pd.DataFrame, np.ndarray]:
+    import numpy as np
+    import pandas as pd
+
     from annotate.store_import import check_columns
 
     rows, lines = [], []
@@ -129,6 +137,7 @@ def _json_text(key: str, value: object, path: str, line: int) -> str:
 
 def _data_line_numbers(raw: bytes) -> np.ndarray:
     """Line numbers of qrels data lines (not blank, not ``#`` comments), as read_qrels reads."""
+    import numpy as np
     return np.array([n for n, line in enumerate(raw.split(b"\n"), start=1)
                      if line.strip() and not line.strip().startswith(b"#")])
 
@@ -148,6 +157,8 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    import pandas as pd
+
     from annotate.db import session_scope
     from annotate.store import judgments_frame
 

@@ -22,8 +22,7 @@ import sys
 from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from pooljudge.cli.options import (
     MAX_COUNT,
@@ -37,6 +36,9 @@ from pooljudge.cli.options import seed as seed_option
 from pooljudge.errors import UsageError
 from pooljudge.fileio import atomic_writer, progress
 from pooljudge.trec import RunColumns, read_qrels, read_run_columns, run_name, write_pool
+
+if TYPE_CHECKING:
+    pass
 
 __all__ = ["read_runs", "register"]
 
@@ -162,6 +164,8 @@ def _refuse(args: argparse.Namespace, mode: str, options: dict[str, bool]) -> No
 
 
 def _pool(args: argparse.Namespace) -> int:
+    import pandas as pd
+
     from pooling import apply_budget, build_pool, make_policy
     from pooling.strategies import is_adaptive
 

@@ -17,14 +17,16 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from pooljudge.cli.common import add_db_option, open_database, print_frame
 from pooljudge.cli.options import positive_int, probability, seed, summary
 from pooljudge.errors import InputError, PoolJudgeError, UsageError
 from pooljudge.lifetime import die_with_parent
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
 
 __all__ = ["MAX_ANNOTATORS", "MAX_WORKERS", "register", "simulate_worker"]
 
@@ -53,6 +55,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def simulate_worker(url: str, annotator_ids: list[int], truth: dict[tuple[str, str], int],
                     values: list[int], error: float, seed: int) -> int:
     """Judge with ``annotator_ids`` in turn until none gets a pair; the judgments written."""
+    import numpy as np
+
     from annotate.db import open_engine, session_scope
     from annotate.store import next_pair, record_judgment
 
@@ -140,5 +144,6 @@ def _ensure_annotator(session, campaign: str, i: int) -> int:
 
 
 def _totals(per_topic: pd.DataFrame) -> pd.DataFrame:
+    import pandas as pd
     total = per_topic[["pairs", "judgments_needed", "judgments_done"]].sum()
     return pd.DataFrame([{"topics": len(per_topic), **total.to_dict()}])
