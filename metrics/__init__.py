@@ -6,7 +6,8 @@ from metrics.evaluate import DEFAULT_MEASURES, evaluate
 from metrics.registry import Measure, make, names, parse
 
 # Modules whose import registers measures; a new measure family adds its module here.
-MEASURE_MODULES: tuple[str, ...] = ("metrics.ranked", "metrics.sets", "metrics.residual")
+MEASURE_MODULES: tuple[str, ...] = ("metrics.ranked", "metrics.sets", "metrics.residual",
+                                   "metrics.sampled")
 for _module in MEASURE_MODULES:
     import_module(_module)
 

@@ -31,12 +31,12 @@ REQUIRED = {
     "unj_20", *(f"iprec_at_recall_{x / 10:.2f}" for x in range(11)),
     *(f"{family}_{k}" for family in ("P", "recall", "ndcg_cut", "map_cut")
       for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
-    "success_1", "success_5", "success_10",
+    "success_1", "success_5", "success_10", "infAP",
 }
 # Printed by trec_eval 10 but not (yet) pooljudge measures; rbp and rbp_resid are no oracle
 # (trec_eval 10 leaves the gain bounds of rbp uninitialised).
 KNOWN_UNSUPPORTED = {
-    "runid", "relstring", "infAP", "gm_bpref", "utility", "binG", "G", "ndcg_rel", "Rndcg",
+    "runid", "relstring", "gm_bpref", "utility", "binG", "G", "ndcg_rel", "Rndcg",
     "set_map", "set_relative_P", "num_nonrel_judged_ret", "rbp", "rbp_resid",
     *(f"Rprec_mult_{x / 10:.2f}" for x in range(2, 21, 2)),
     *(f"relative_P_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
