@@ -42,8 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from store_speed import (  # a sibling script, not a package
     CAMPAIGN,
-    _drop_postgres,
-    _postgres_database,
+    bench_database,
     create,
     import_frame,
 )
@@ -214,16 +213,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
         for backend in args.backends.split(","):
-            pg_name = None
-            if backend == "sqlite":
-                url = f"sqlite:///{folder / 'bench.db'}"
-            else:
-                pg_name, url = _postgres_database()
-            try:
+            with bench_database(backend, folder) as url:
                 rows += bench(backend, url, args, folder)
-            finally:
-                if pg_name:
-                    _drop_postgres(pg_name)
     print(f"\n{args.judgments:,} judgments, {args.judgments // args.per_pair:,} pairs; "
           "qrels and kappas identical to the reference\n")
     print(markdown(pd.DataFrame(rows)))

@@ -21,10 +21,12 @@ PostgreSQL: the server on 127.0.0.1:5432 (user postgres); a database is created 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import multiprocessing
 import tempfile
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -157,22 +159,24 @@ def run(url: str, workers: int, claims: int) -> dict[str, float]:
             "presses_per_s": len(press) / max(r["press_wall"] for r in results)}
 
 
-def _postgres_database() -> tuple[str, str]:
+@contextlib.contextmanager
+def bench_database(backend: str, folder: Path) -> Iterator[str]:
+    """A database URL for ``backend``: a SQLite file in ``folder``, or a PostgreSQL database
+    created on 127.0.0.1:5432 and dropped afterwards."""
+    if backend == "sqlite":
+        yield f"sqlite:///{folder / 'bench.db'}"
+        return
     import psycopg
 
     name = f"pooljudge_bench_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect("host=127.0.0.1 user=postgres dbname=postgres",
-                         autocommit=True) as connection:
+    admin = "host=127.0.0.1 user=postgres dbname=postgres"
+    with psycopg.connect(admin, autocommit=True) as connection:
         connection.execute(f'CREATE DATABASE "{name}"')
-    return name, PG.format(name)
-
-
-def _drop_postgres(name: str) -> None:
-    import psycopg
-
-    with psycopg.connect("host=127.0.0.1 user=postgres dbname=postgres",
-                         autocommit=True) as connection:
-        connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    try:
+        yield PG.format(name)
+    finally:
+        with psycopg.connect(admin, autocommit=True) as connection:
+            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def main() -> None:
@@ -186,12 +190,7 @@ def main() -> None:
     rows = []
     with tempfile.TemporaryDirectory() as folder:
         for backend in args.backends.split(","):
-            pg_name = None
-            if backend == "sqlite":
-                url = f"sqlite:///{Path(folder) / 'bench.db'}"
-            else:
-                pg_name, url = _postgres_database()
-            try:
+            with bench_database(backend, Path(folder)) as url:
                 seconds = load(url, args.pairs, args.prior)
                 print(f"{backend}: loaded {args.pairs:,} pairs and "
                       f"{args.pairs * args.prior:,} judgments in {seconds:.1f} s", flush=True)
@@ -199,9 +198,6 @@ def main() -> None:
                     result = {"backend": backend, **run(url, workers, args.claims)}
                     print(result, flush=True)
                     rows.append(result)
-            finally:
-                if pg_name:
-                    _drop_postgres(pg_name)
     print(pd.DataFrame(rows).to_string(index=False, float_format=lambda x: f"{x:.1f}"))
 
 
