@@ -5,7 +5,8 @@ the main script as legacy multipage routes, which bypass this router on a direct
 
 Run it with ``pooljudge serve`` (or ``streamlit run annotate/app.py``); the database is
 ``$POOLJUDGE_DB``. Which roles see which page is one table, :mod:`annotate.ui.routes`:
-annotators judge; adjudicators also adjudicate; admins see every page.
+annotators judge; adjudicators also adjudicate; admins see every page. A login link opens the
+person's home page (:func:`annotate.ui.routes.home_route`): Judge, or Overview for an admin.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import streamlit as st
 
 from annotate.ui.render import STYLE, caption_html
-from annotate.ui.routes import PAGES, ROUTES
+from annotate.ui.routes import PAGES, ROUTES, home_route
 from annotate.ui.session import login, show_login_problem
 
 
@@ -25,15 +26,31 @@ def main() -> None:
         st.navigation([st.Page(show_login_problem, title="Log in", url_path="login")],
                       position="hidden").run()
         return
-    pages = [
-        st.Page(PAGES / route.file, title=route.title, icon=route.icon,
-                url_path=route.url_path, default=index == 0)
-        for index, route in enumerate(r for r in ROUTES if user.role in r.roles)
-    ]
+    pages = _pages(user.role)
     with st.sidebar:  # names come from uploads: escaped HTML, never Markdown
         st.html(caption_html(f"{user.name} · {user.role} · campaign {user.campaign_name}",
                              css_class="pj-identity"))
-    st.navigation(pages, position="sidebar" if len(pages) > 1 else "hidden").run()
+    shown = sum(page.visibility == "visible" for page in pages)
+    st.navigation(pages, position="sidebar" if shown > 1 else "hidden").run()
+
+
+def _pages(role: str) -> list[st.Page]:
+    """The pages ``role`` may see, in menu order. The root URL (a login link) opens the role's
+    home page: the first page, or else a hidden landing page that switches to the home page at
+    its own URL (so every page keeps its address, whoever's home it is)."""
+    routes = [route for route in ROUTES if role in route.roles]
+    home = home_route(role)
+    pages = {route: st.Page(PAGES / route.file, title=route.title, icon=route.icon,
+                            url_path=route.url_path, default=route == home == routes[0])
+             for route in routes}
+    if home == routes[0]:
+        return list(pages.values())
+
+    def landing() -> None:
+        st.switch_page(pages[home], query_params=st.query_params.to_dict())
+
+    return [st.Page(landing, title=home.title, url_path="home", default=True,
+                    visibility="hidden"), *pages.values()]
 
 
 main()

@@ -9,7 +9,8 @@ A pair is a *disagreement* when its votes differ by at least ``min_spread`` grad
 the scale): any difference on a binary scale, two grades or more on a graded one. Disagreements
 without an adjudication form the adjudication queue.
 
-Qrels policies (:class:`Policy`), applied to label positions in the ascending scale:
+Qrels policies (:class:`Policy`, declared with their help texts and defaults in the light
+:mod:`annotate.consensus_policies`), applied to label positions in the ascending scale:
 
 - ``majority``: the most frequent label; a tie takes the ``lower`` or ``higher`` of the tied
   labels, or ``skip``\\s the pair (it is left out of the qrels and says so in the provenance);
@@ -23,17 +24,20 @@ Qrels policies (:class:`Policy`), applied to label positions in the ascending sc
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from annotate.consensus_policies import POLICIES, TIES, Policy
 from annotate.judgment_codes import Coded, code_judgments
 from pooljudge.errors import UsageError
 
 __all__ = [
+    "DECIDERS",
     "POLICIES",
     "TIES",
     "Policy",
@@ -41,34 +45,6 @@ __all__ = [
     "consensus_qrels",
     "disagreements",
 ]
-
-POLICIES = ("majority", "adjudicated", "mean", "max", "min", "annotator:NAME")
-TIES = ("lower", "higher", "skip")
-
-
-@dataclass(frozen=True)
-class Policy:
-    """How one qrels label is decided from a pair's votes (see the module docstring)."""
-
-    name: str = "majority"
-    annotator: str | None = None
-    ties: str = "lower"
-    binarize: int | None = None
-
-    @classmethod
-    def parse(cls, text: str, *, ties: str = "lower", binarize: int | None = None) -> Policy:
-        """``majority``, ``adjudicated``, ``mean``, ``max``, ``min`` or ``annotator:NAME``."""
-        if ties not in TIES:
-            raise UsageError(f"--ties must be one of {', '.join(TIES)}, not {ties!r}")
-        name, _, annotator = text.partition(":")
-        if name == "annotator" and annotator:
-            return cls("annotator", annotator, ties, binarize)
-        if name in POLICIES[:-1] and not annotator:
-            return cls(name, None, ties, binarize)
-        raise UsageError(f"unknown policy {text!r}; choose one of {', '.join(POLICIES)}")
-
-    def __str__(self) -> str:
-        return f"annotator:{self.annotator}" if self.name == "annotator" else self.name
 
 
 def disagreements(judgments: pd.DataFrame, scale: tuple[int, ...] | list[int], *,
@@ -106,15 +82,9 @@ def consensus_qrels(judgments: pd.DataFrame, scale: tuple[int, ...] | list[int],
     ``provenance``: one row per judged pair, ``topic, doc, votes, n_votes, decided`` (the policy's
     label), ``label`` (after ``binarize``; missing when the pair is left out) and ``rule`` (why).
     """
-    coded, items, counts = _votes(judgments, scale)
-    values = np.asarray(coded.scale)
-    if policy.name == "adjudicated":
-        items, pos, rule = _adjudicated(items, counts, _adjudications(judgments, scale), values,
-                                        policy.ties)
-    elif policy.name == "annotator":
-        pos, rule = _one_annotator(coded, len(items), policy.annotator or "")
-    else:
-        pos, rule = _DECIDERS[policy.name](counts, policy.ties)
+    ballot = _Ballot(judgments, scale, *_votes(judgments, scale))
+    items, pos, rule = DECIDERS[policy.name](ballot, policy)
+    values = np.asarray(ballot.coded.scale)
     decided = pd.array(np.where(pos >= 0, values[np.maximum(pos, 0)], 0), dtype="Int64")
     decided[pos < 0] = pd.NA
     label = decided
@@ -128,6 +98,20 @@ def consensus_qrels(judgments: pd.DataFrame, scale: tuple[int, ...] | list[int],
     qrels = pd.DataFrame({"topic": kept["topic"].to_numpy(), "doc": kept["doc"].to_numpy(),
                           "label": kept["label"].to_numpy(dtype=np.int64)})
     return qrels, provenance
+
+
+class _Ballot(NamedTuple):
+    """What a decider reads: the judgments, the scale, and their coded votes (see _votes)."""
+
+    judgments: pd.DataFrame
+    scale: tuple[int, ...] | list[int]
+    coded: Coded
+    items: pd.DataFrame
+    counts: np.ndarray
+
+
+# A decider: (ballot, policy) -> (items, label positions (-1: left out), rules), row-aligned.
+Decider = Callable[[_Ballot, Policy], tuple[pd.DataFrame, np.ndarray, np.ndarray]]
 
 
 def _votes(judgments: pd.DataFrame,
@@ -200,26 +184,35 @@ def _extreme(highest: bool):
     return decide
 
 
-_DECIDERS = {"majority": _majority, "mean": _mean, "max": _extreme(True), "min": _extreme(False)}
+def _on_counts(decide: Callable[[np.ndarray, str], tuple[np.ndarray, np.ndarray]]) -> Decider:
+    """A decider from a rule over the pairs × scale vote counts and the tie rule."""
+    def decider(ballot: _Ballot, policy: Policy) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+        return (ballot.items, *decide(ballot.counts, policy.ties))
+    return decider
 
 
-def _one_annotator(coded: Coded, n_items: int, name: str) -> tuple[np.ndarray, np.ndarray]:
+def _one_annotator(ballot: _Ballot,
+                   policy: Policy) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
     """The named annotator's grade on the pairs they judged, -1 (left out) elsewhere."""
+    coded, name = ballot.coded, policy.annotator or ""
     matches = np.flatnonzero(coded.annotators == name)
     if len(matches) == 0:
         raise UsageError(f"--policy annotator:{name}: no judgments by an annotator named {name!r}")
-    pos = np.full(n_items, -1, dtype=np.int64)
+    pos = np.full(len(ballot.items), -1, dtype=np.int64)
     mine = coded.ann == matches[0]
     pos[coded.item[mine]] = coded.pos[mine]
-    return pos, np.where(pos >= 0, f"annotator:{name}", f"not judged by {name}").astype(object)
+    rule = np.where(pos >= 0, f"annotator:{name}", f"not judged by {name}").astype(object)
+    return ballot.items, pos, rule
 
 
-def _adjudicated(items: pd.DataFrame, counts: np.ndarray, adjudications: pd.DataFrame,
-                 values: np.ndarray, ties: str) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+def _adjudicated(ballot: _Ballot,
+                 policy: Policy) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
     """The adjudicator's grade where a pair was adjudicated, else the majority's.
 
     A pair adjudicated without votes is included (it was judged, by the adjudicator).
     """
+    items, counts = ballot.items, ballot.counts
+    adjudications = _adjudications(ballot.judgments, ballot.scale)
     keys = pd.MultiIndex.from_arrays([items["topic"], items["doc"]])
     where = keys.get_indexer(pd.MultiIndex.from_arrays([adjudications["topic"],
                                                         adjudications["doc"]]))
@@ -227,8 +220,20 @@ def _adjudicated(items: pd.DataFrame, counts: np.ndarray, adjudications: pd.Data
     items = pd.concat([items, extra], ignore_index=True)
     where = np.where(where < 0, len(keys) + np.cumsum(where < 0) - 1, where)
     counts = np.vstack([counts, np.zeros((len(extra), counts.shape[1]), dtype=counts.dtype)])
-    pos, rule = _majority(counts, ties)
+    pos, rule = _majority(counts, policy.ties)
     rule = "no adjudication; " + rule
-    pos[where] = np.searchsorted(values, adjudications["adjudicated"].to_numpy(dtype=np.int64))
+    pos[where] = np.searchsorted(np.asarray(ballot.coded.scale),
+                                 adjudications["adjudicated"].to_numpy(dtype=np.int64))
     rule[where] = ("adjudicated by " + adjudications["adjudicator"]).to_numpy(dtype=object)
     return items, pos, rule
+
+
+# The implementation of every policy of annotate.consensus_policies.POLICY_HELP, by name.
+DECIDERS: dict[str, Decider] = {
+    "majority": _on_counts(_majority),
+    "adjudicated": _adjudicated,
+    "mean": _on_counts(_mean),
+    "max": _on_counts(_extreme(True)),
+    "min": _on_counts(_extreme(False)),
+    "annotator": _one_annotator,
+}

@@ -21,6 +21,9 @@ Automatic judges (revision 0005): ``auto_judgment`` holds the provenance of each
 judge wrote (one row per judgment row, same transaction); ``auto_failure`` the pairs whose last
 attempt gave no label, one row per (pair, judge), deleted when a later run labels the pair (see
 :mod:`annotate.store_autojudge`).
+
+Keyboard (revision 0006): ``campaign.keymap`` is the campaign's key map as JSON (every action's
+keys, see :mod:`annotate.keymap`), or NULL for the defaults.
 """
 
 from __future__ import annotations
@@ -74,6 +77,7 @@ class Campaign(SQLModel, table=True):
     created_at: datetime = _time()
     order_seed: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     queue_mark: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    keymap: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
 
 
 class Topic(SQLModel, table=True):

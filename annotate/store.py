@@ -23,7 +23,13 @@ from annotate.store_autojudge import (
     record_auto_failure,
     record_auto_judgment,
 )
-from annotate.store_campaigns import campaign_summary, create_campaign, get_campaign, list_campaigns
+from annotate.store_campaigns import (
+    campaign_keymap,
+    campaign_summary,
+    create_campaign,
+    get_campaign,
+    list_campaigns,
+)
 from annotate.store_check import consistency_problems
 from annotate.store_import import import_judgments
 from annotate.store_judgments import (
@@ -48,6 +54,7 @@ __all__ = [
     "authenticate",
     "auto_failures",
     "auto_judge",
+    "campaign_keymap",
     "campaign_summary",
     "consistency_problems",
     "create_campaign",

@@ -1,4 +1,5 @@
-"""Campaigns: create one from topics, documents and a pool (all or nothing); read, summarise."""
+"""Campaigns: create one from topics, documents and a pool (all or nothing); read, summarise;
+the key map of its judging page."""
 
 from __future__ import annotations
 
@@ -9,12 +10,14 @@ from sqlmodel import Session
 
 from annotate.adaptive_queue import initial_positions, select_run_ranks
 from annotate.assignment import queue_positions
+from annotate.keymap import KeyMap
 from annotate.models import Annotator, Campaign, Document, Judgment, Pair, PoolEntry, Topic
 from annotate.records import ASSIGN_MODES, CampaignInfo, LabelScale, adaptive_spec, canonical_order
 from annotate.store_common import campaign_info, campaign_row, refresh_statistics, utcnow
 from pooljudge.errors import InputError
 
-__all__ = ["campaign_summary", "create_campaign", "get_campaign", "list_campaigns"]
+__all__ = ["campaign_keymap", "campaign_summary", "create_campaign", "get_campaign",
+           "list_campaigns"]
 
 _TOPIC_COLUMNS = ("id", "title", "description", "narrative")
 _DOCUMENT_COLUMNS = ("id", "title", "text")
@@ -26,7 +29,7 @@ def create_campaign(
     session: Session, *, name: str, scale: LabelScale, overlap: int = 1, order: str = "pool",
     assign_mode: str = "pair", guidelines: str = "", show_others_labels: bool = False,
     topics: pd.DataFrame, documents: pd.DataFrame, pool: pd.DataFrame,
-    run_ranks: pd.DataFrame | None = None, seed: int = 0,
+    run_ranks: pd.DataFrame | None = None, seed: int = 0, keymap: KeyMap | None = None,
 ) -> CampaignInfo:
     """Create campaign ``name`` with the pool's pairs and the topics and documents they name.
 
@@ -35,11 +38,16 @@ def create_campaign(
     each pooled pair's rank in every run that retrieved it) covering every pool row and
     assignment by pair. Run ranks of pooled pairs are stored whatever the order.
 
+    ``keymap`` (None: the default keys) must be made for ``scale``'s labels.
+
     Topics and documents the pool does not name are not stored. Raises InputError (and stores
     nothing, the caller's transaction being rolled back) for an existing name, a bad setting, or
     a pool naming an unknown topic or document.
     """
     _check_settings(session, name, overlap, assign_mode)
+    if keymap is not None and keymap.labels != scale.values:
+        raise InputError(f"the key map is for labels {list(keymap.labels)}, the scale has "
+                         f"{list(scale.values)}")
     order = canonical_order(order)
     adaptive = adaptive_spec(order) is not None
     if adaptive and run_ranks is None:
@@ -62,7 +70,8 @@ def create_campaign(
                  else queue_positions(pool, order))
     row = Campaign(name=name, scale=scale.to_json(), overlap=overlap, judging_order=order,
                    assign_mode=assign_mode, guidelines=guidelines,
-                   show_others_labels=show_others_labels, created_at=utcnow(), order_seed=seed)
+                   show_others_labels=show_others_labels, created_at=utcnow(), order_seed=seed,
+                   keymap=None if keymap is None else keymap.to_json())
     session.add(row)
     session.flush()
     topic_ids = _insert_topics(session, row, topics, pool, positions)
@@ -87,6 +96,15 @@ def create_campaign(
 def get_campaign(session: Session, *, name: str) -> CampaignInfo:
     """The campaign called ``name``; InputError when there is none."""
     return campaign_info(campaign_row(session, name))
+
+
+def campaign_keymap(session: Session, *, campaign: str) -> KeyMap:
+    """The judging page's keys for ``campaign``: its own map, or the defaults for its scale."""
+    row = campaign_row(session, campaign)
+    labels = campaign_info(row).scale.values
+    if row.keymap is None:
+        return KeyMap.default(labels)
+    return KeyMap.from_text(row.keymap, labels=labels, source=f"campaign {campaign}")
 
 
 def list_campaigns(session: Session) -> list[CampaignInfo]:

@@ -1,26 +1,33 @@
-"""Time ``pooljudge eval`` against a pytrec_eval script on 2,000 topics x 1,000 documents.
+"""Time ``pooljudge eval`` against pytrec_eval (and trec_eval) on 2M and 8M run lines.
 
-Both are whole processes (start-up, parsing, evaluation, output) computing P@10 nDCG@10 AP RR;
-they run interleaved, ``--repeat`` times each, and the medians of wall time and of CPU time
-(user + system, all threads: a loaded machine inflates wall time more than CPU time), their
-ratios and the peak memory (the child's max RSS from ``os.wait4``) are printed. The generated run
-has score ties.
+Every tool runs as a whole process (start-up, parsing, evaluation, output) computing P@10
+nDCG@10 AP RR. For each size the tools run interleaved, ``--repeat`` times each; printed are the
+medians of wall time and of CPU time (user + system, all threads: a loaded machine inflates wall
+time more than CPU time), pooljudge's ratios to the others, and each tool's peak memory (the
+child's max RSS from ``os.wait4``; the data are generated in a separate process, since a child
+also counts the memory of the parent it was forked from). Each tool first runs once untimed, and
+Python modules are compiled once and cached, as for an installed package. trec_eval is timed only
+when a ``trec_eval`` binary is on PATH or ``TREC_EVAL`` names one.
 
-    .venv/bin/python benchmarks/eval_speed.py [--topics 2000] [--docs 1000] [--repeat 5]
+The generated runs have ``--topics`` topics (2,000) with score ties, lines grouped by topic as
+trec_eval writes them; the qrels judge ``--judged`` documents of each topic (200), so they are
+the same size for every run size and only the run grows.
+
+    .venv/bin/python benchmarks/eval_speed.py [--sizes 2000000 8000000] [--repeat 3]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
-
-import numpy as np
 
 PYTREC_SCRIPT = '''
 import collections, sys
@@ -48,68 +55,134 @@ results = pytrec_eval.RelevanceEvaluator(qrels, set(names)).evaluate(run)
 for name in names:
     print(name, sum(v[name] for v in results.values()) / len(qrels))
 '''
+MEASURES = "P@10 nDCG@10 AP RR"
+TREC_EVAL_MEASURES = ["-m", "P.10", "-m", "ndcg_cut.10", "-m", "map", "-m", "recip_rank"]
 
 
-def generate(folder: Path, topics: int, docs: int, seed: int = 7) -> tuple[Path, Path]:
-    """A run (``docs`` per topic, scores with ties) and qrels judging 20% of each ranking."""
+def generate(folder: Path, lines: int, topics: int, judged: int, seed: int = 7
+             ) -> tuple[Path, Path]:
+    """A run of about ``lines`` lines over ``topics`` topics (scores with ties) and qrels that
+    judge ``judged`` of each topic's documents (labels 0, 1, 2).
+
+    Run in a child process by :func:`main`: a child's peak memory (``ru_maxrss``) counts the
+    memory of the parent it was forked from, so the timing parent must stay small.
+    """
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     rng = np.random.default_rng(seed)
-    run_path, qrels_path = folder / "run.txt", folder / "qrels.txt"
-    with run_path.open("w") as run, qrels_path.open("w") as qrels:
-        for topic in range(1, topics + 1):
-            ids = rng.choice(10 * docs * 50, size=docs, replace=False)
-            scores = np.round(rng.gamma(2.0, 2.0, size=docs), 2)  # many ties
-            run.write("".join(f"{topic} Q0 D{d} {i} {s} bench\n"
-                              for i, (d, s) in enumerate(zip(ids, scores, strict=True), 1)))
-            judged = rng.choice(ids, size=docs // 5, replace=False)
-            labels = rng.choice([0, 0, 0, 1, 2], size=len(judged))
-            qrels.write("".join(f"{topic} 0 D{d} {lab}\n"
-                                for d, lab in zip(judged, labels, strict=True)))
+    docs = max(lines // topics, 1)
+    topic = np.repeat(np.arange(1, topics + 1), docs)
+    ids = np.concatenate([rng.choice(500 * docs, size=docs, replace=False) for _ in range(topics)])
+    rank = np.tile(np.arange(1, docs + 1), topics)
+    score = np.round(rng.gamma(2.0, 2.0, size=len(ids)), 2)  # many ties
+    doc = pc.binary_join_element_wise("D", pc.cast(pa.array(ids), pa.string()), "")
+    run_path, qrels_path = folder / f"run{lines}.txt", folder / f"qrels{lines}.txt"
+    _write(run_path, {"topic": topic, "q0": np.full(len(ids), "Q0"), "doc": doc, "rank": rank,
+                      "score": score, "tag": np.full(len(ids), "bench")})
+    picked = np.concatenate([t * docs + rng.choice(docs, size=min(judged, docs), replace=False)
+                             for t in range(topics)])
+    _write(qrels_path, {"topic": topic[picked], "iteration": np.zeros(len(picked), dtype=int),
+                        "doc": doc.take(pa.array(picked)),
+                        "label": rng.choice([0, 0, 0, 1, 2], size=len(picked))})
     return qrels_path, run_path
 
 
-def timed(command: list[str]) -> tuple[float, float, float]:
+def _write(path: Path, columns: dict) -> None:
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    table = pa.table({name: pa.array(values) if not isinstance(values, pa.Array) else values
+                      for name, values in columns.items()})
+    options = pacsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none")
+    pacsv.write_csv(table, path, write_options=options)
+
+
+def timed(command: list[str], env: dict[str, str]) -> tuple[float, float, float]:
     """Wall seconds, CPU seconds and peak RSS (MiB; ru_maxrss is KiB on Linux) of one child."""
     start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, _, usage = os.wait4(process.pid, 0)
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               env=env)
+    _, status, usage = os.wait4(process.pid, 0)
     elapsed = time.perf_counter() - start
-    if process.stderr is not None and process.returncode not in (None, 0):
+    if status != 0 and process.stderr is not None:
         raise SystemExit(f"{command[:3]} failed: {process.stderr.read().decode()}")
     return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
+def commands(qrels: Path, run: Path, script: Path) -> dict[str, list[str]]:
+    """The command line of every tool present, by name."""
+    tools = {
+        "pooljudge": [sys.executable, "-m", "pooljudge", "eval", str(qrels), str(run),
+                      "-m", MEASURES, "--format", "tsv"],
+        "pytrec_eval": [sys.executable, str(script), str(qrels), str(run)],
+    }
+    trec_eval = os.environ.get("TREC_EVAL") or shutil.which("trec_eval")
+    if trec_eval:
+        tools["trec_eval"] = [trec_eval, "-c", *TREC_EVAL_MEASURES, str(qrels), str(run)]
+    return tools
+
+
+def bytecode_cached(environ: Mapping[str, str], folder: Path) -> dict[str, str]:
+    """The environment for the timed children: Python modules compiled once and cached (in
+    ``folder``, not beside the sources), as for any installed package, even where
+    PYTHONDONTWRITEBYTECODE is set."""
+    env = {k: v for k, v in environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(folder)
+    return env
+
+
+def measure(tools: dict[str, list[str]], repeat: int, env: dict[str, str]
+            ) -> dict[str, tuple[float, float, float]]:
+    """Per tool: median wall and CPU seconds, and the peak RSS over ``repeat`` interleaved runs
+    (after one untimed run each, which also fills the bytecode cache and the page cache)."""
+    samples: dict[str, list[tuple[float, float, float]]] = {name: [] for name in tools}
+    for command in tools.values():
+        timed(command, env)
+    for _ in range(repeat):
+        for name, command in tools.items():  # interleaved
+            samples[name].append(timed(command, env))
+    return {name: (statistics.median(s[0] for s in got), statistics.median(s[1] for s in got),
+                   max(s[2] for s in got)) for name, got in samples.items()}
+
+
+def report(lines: int, results: dict[str, tuple[float, float, float]], repeat: int) -> None:
+    print(f"\n{lines:,} run lines, {repeat} runs each (interleaved)")
+    for name, (wall, cpu, mib) in results.items():
+        print(f"  {name:12s} wall {wall:6.2f} s   CPU {cpu:6.2f} s   peak RSS {mib:7.0f} MiB")
+    ours = results["pooljudge"]
+    for other in (name for name in results if name != "pooljudge"):
+        theirs = results[other]
+        print(f"  pooljudge / {other}: wall {ours[0] / theirs[0]:.2f}, "
+              f"CPU {ours[1] / theirs[1]:.2f}, peak memory {ours[2] / theirs[2]:.2f}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[2_000_000, 8_000_000],
+                        help="run lines (default: 2M and 8M)")
     parser.add_argument("--topics", type=int, default=2000)
-    parser.add_argument("--docs", type=int, default=1000)
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--judged", type=int, default=200, help="judged documents per topic")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--generate-into", metavar="FOLDER", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.generate_into:  # the child process of the next branch
+        for lines in args.sizes:
+            generate(Path(args.generate_into), lines, args.topics, args.judged)
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        qrels, run = generate(folder, args.topics, args.docs)
         script = folder / "pytrec_eval_script.py"
         script.write_text(PYTREC_SCRIPT)
-        commands = {
-            "pooljudge": [sys.executable, "-m", "pooljudge", "eval", str(qrels), str(run),
-                          "-m", "P@10 nDCG@10 AP RR", "--format", "tsv"],
-            "pytrec_eval": [sys.executable, str(script), str(qrels), str(run)],
-        }
-        times: dict[str, list[float]] = {name: [] for name in commands}
-        cpu: dict[str, list[float]] = {name: [] for name in commands}
-        memory: dict[str, float] = dict.fromkeys(commands, 0.0)
-        for _ in range(args.repeat):
-            for name, command in commands.items():  # interleaved
-                seconds, cpu_seconds, mib = timed(command)
-                times[name].append(seconds)
-                cpu[name].append(cpu_seconds)
-                memory[name] = max(memory[name], mib)
-    print(f"{args.topics} topics x {args.docs} documents, {args.repeat} runs each (interleaved)")
-    for name in commands:
-        print(f"{name:12s} median {statistics.median(times[name]):6.2f} s   "
-              f"CPU {statistics.median(cpu[name]):6.2f} s   peak RSS {memory[name]:7.0f} MiB")
-    wall, used = (statistics.median(d["pooljudge"]) / statistics.median(d["pytrec_eval"])
-                  for d in (times, cpu))
-    print(f"ratio pooljudge / pytrec_eval: {wall:.2f} (CPU time: {used:.2f})")
+        env = bytecode_cached(os.environ, folder / "pycache")
+        for lines in args.sizes:
+            subprocess.run([sys.executable, __file__, "--generate-into", tmp, "--sizes", str(lines),
+                            "--topics", str(args.topics), "--judged", str(args.judged)],
+                           check=True)
+            qrels, run = folder / f"qrels{lines}.txt", folder / f"run{lines}.txt"
+            report(lines, measure(commands(qrels, run, script), args.repeat, env), args.repeat)
+            run.unlink()
     return 0
 
 

@@ -5,22 +5,29 @@ topics missing from the qrels are ignored and counted. The summary row has topic
 mean over the evaluated topics, the sum for counts (NumQ, NumRel, NumRet, NumRelRet) and the
 geometric mean for GMAP. ``compat`` picks the trec_eval release reproduced: ``"10"`` (default)
 or ``"9"`` (9.0.8 / pytrec_eval); :mod:`metrics.compat` lists the differences.
+
+A run file is read and scored in blocks of whole topics, so memory does not grow with the run
+(:func:`score_all`); the numbers are those of reading it whole.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from metrics.compat import DEFAULT_COMPAT, Compat, check_compat
-from metrics.join import Qrels, join, prepare_qrels
+from metrics.join import Labelled, Qrels, Ranking, join, label, merge, prepare_qrels
 from metrics.registry import Measure, parse
 from pooljudge.errors import InputError
+from pooljudge.heap import release_freed_memory, reusing_freed_memory
+from pooljudge.run_blocks import BLOCK_BYTES, NotStreamable, RunBlocks
 from pooljudge.trec import (
     RunColumns,
     qrels_columns,
@@ -40,6 +47,7 @@ __all__ = [
 
 DEFAULT_MEASURES: tuple[str, ...] = ("P@10", "nDCG@10", "AP", "RR", "R@100", "Judged@10")
 ALL_TOPICS = "all"
+BATCH_ROWS = 1 << 19  # ranked documents measured at once when a run is read in blocks
 
 QrelsInput = "str | os.PathLike[str] | pd.DataFrame"
 RunsInput = (
@@ -73,6 +81,15 @@ def load_runs(runs: RunsInput) -> Iterator[tuple[str, RunColumns]]:
     A path's name is its file name without folder and ``.gz``; a mapping's keys are the names.
     Raises InputError when two runs would share a name.
     """
+    for name, run in _named_runs(runs):
+        if isinstance(run, (str, os.PathLike)):
+            yield name, read_run_columns(run)
+        else:
+            yield name, run_columns(run, name=name)
+
+
+def _named_runs(runs: RunsInput) -> Iterator[tuple[str, object]]:
+    """(name, path or frame) for each run; InputError when two runs would share a name."""
     if isinstance(runs, (str, os.PathLike)):
         runs = [runs]
     items: Iterable[tuple[str, object]] = (
@@ -83,10 +100,7 @@ def load_runs(runs: RunsInput) -> Iterator[tuple[str, RunColumns]]:
         if name in seen:
             raise InputError(f"two runs are named {name!r}; give them distinct names")
         seen.add(name)
-        if not isinstance(run, (str, os.PathLike)):
-            yield name, run_columns(run, name=name)
-            continue
-        yield name, read_run_columns(run)
+        yield name, run
 
 
 def parse_all(measures: Iterable[str | Measure]) -> list[Measure]:
@@ -144,22 +158,36 @@ def evaluate(
 def score_all(
     qrels: QrelsInput, runs: RunsInput, measures: Sequence[Measure], *,
     judged_only: bool = False, runs_seen: Callable[[RunResult], None] | None = None,
-    compat: Compat = DEFAULT_COMPAT,
+    compat: Compat = DEFAULT_COMPAT, block_bytes: int | None = BLOCK_BYTES,
+    note: Callable[[str], None] | None = None,
 ) -> tuple[Qrels, list[RunResult]]:
     """The prepared qrels and every run's result; ``runs_seen(result)`` follows each run.
 
-    The qrels are read in a worker thread while the first run file is parsed (pyarrow releases
-    the GIL). A bad qrels file is reported before a bad run, as if read first; a bad ``compat``
-    before reading anything.
+    A run file is read in blocks of whole topics of about ``block_bytes``
+    (:mod:`pooljudge.run_blocks`) and scored block by block, in memory that does not grow with
+    the run; ``block_bytes=None`` reads each file whole. A file whose topics are not grouped is
+    read whole, and ``note`` (by default a line on stderr) says so. Results are identical
+    either way. The qrels are read in a worker thread while the first block is parsed (pyarrow
+    releases the GIL). A bad qrels file is reported before a bad run, as if read first; a bad
+    ``compat`` before reading anything.
     """
     compat = check_compat(compat)
-    with ThreadPoolExecutor(max_workers=1) as executor:
-        pending = executor.submit(load_qrels, qrels)
+    options = {"judged_only": judged_only, "compat": compat}
+    heap = reusing_freed_memory() if block_bytes is not None else contextlib.nullcontext()
+    with heap, ThreadPoolExecutor(max_workers=1) as executor:
+        pending = executor.submit(_load_qrels_then_release, qrels)
         results = []
         try:
-            for name, run in load_runs(runs):
-                result = score(pending.result(), name, run, measures, judged_only=judged_only,
-                               compat=compat)
+            for name, run in _named_runs(runs):
+                if not isinstance(run, (str, os.PathLike)):
+                    result = score(pending.result(), name, run_columns(run, name=name), measures,
+                                   **options)
+                elif block_bytes is None:
+                    result = score(pending.result(), name, read_run_columns(run), measures,
+                                   **options)
+                else:
+                    result = _score_file(pending, name, run, measures, block_bytes,
+                                         note or _note, **options)
                 if runs_seen is not None:
                     runs_seen(result)
                 results.append(result)
@@ -167,6 +195,92 @@ def score_all(
             pending.result()  # raises the qrels' own error first
             raise
         return pending.result(), results
+
+
+def _load_qrels_then_release(qrels: QrelsInput) -> Qrels:
+    """:func:`load_qrels`, then the memory its transient arrays took is returned."""
+    prepared = load_qrels(qrels)
+    release_freed_memory()
+    return prepared
+
+
+def _score_file(qrels: Future[Qrels], name: str, path: str | os.PathLike[str],
+                measures: Sequence[Measure], block_bytes: int, note: Callable[[str], None], *,
+                judged_only: bool, compat: Compat) -> RunResult:
+    """:func:`score` of a run file read block by block, or read whole when it cannot be.
+
+    The reading thread also labels each block (:func:`~metrics.join.label`), once the qrels
+    are read; this thread ranks and measures.
+    """
+    try:
+        with RunBlocks(path, block_bytes=block_bytes,
+                       prepare=lambda block: label(qrels.result(), block)) as blocks:
+            return _score_blocks(qrels.result(), name, blocks, measures,
+                                 judged_only=judged_only, compat=compat)
+    except NotStreamable as reason:
+        result = score(qrels.result(), name, read_run_columns(path), measures,
+                       judged_only=judged_only, compat=compat)
+        if reason.ungrouped is not None:
+            note(f"{path}: the run's topics are not grouped (topic {reason.ungrouped} comes back "
+                 "after other topics): read whole, in memory that grows with the file")
+        return result
+
+
+def _score_blocks(qrels: Qrels, name: str, blocks: Iterable[Labelled],
+                  measures: Sequence[Measure], *, judged_only: bool, compat: Compat
+                  ) -> RunResult:
+    """:func:`score` over labelled blocks of whole topics (each topic in one block).
+
+    Each block is ranked alone (:func:`~metrics.join.join`); the rankings of consecutive blocks
+    are merged into batches of at least :data:`BATCH_ROWS` ranked documents (and of the qrels'
+    size: a measure may cost that much per call), and each batch is measured over all qrels
+    topics, keeping its own topics' values; the last batch also gives the topics in no block
+    their values, those of an empty ranking. So every topic gets exactly the value of a join of
+    the whole run.
+    """
+    values: dict[Measure, np.ndarray] = {}
+    measured = np.zeros(qrels.n_topics, dtype=bool)
+    returned = np.zeros(qrels.n_topics, dtype=np.int64)
+    batch: list[tuple[Ranking, np.ndarray]] = []
+    run_only = size = 0
+    for block in blocks:
+        if size >= max(BATCH_ROWS, len(qrels.labels)):  # not the last batch: a block follows
+            run_only += _measure_batch(batch, measures, values, returned, measured)
+            batch, size = [], 0
+        batch.append((join(qrels, block, judged_only=judged_only, compat=compat), block.topics))
+        size += len(batch[-1][0].labels)
+    if not batch:  # no block at all: every topic has an empty ranking
+        batch = [(join(qrels, _no_rows(), compat=compat), np.zeros(0, dtype=np.int64))]
+    run_only += _measure_batch(batch, measures, values, returned, measured, last=True)
+    return RunResult(name=name, topics=qrels.topics.to_pylist(), values=values,
+                     summary={m: _summarise(m, v) for m, v in values.items()},
+                     returned=returned, run_only_topics=run_only)
+
+
+def _measure_batch(batch: Sequence[tuple[Ranking, np.ndarray]], measures: Sequence[Measure],
+                   values: dict[Measure, np.ndarray], returned: np.ndarray,
+                   measured: np.ndarray, *, last: bool = False) -> int:
+    """Store the values (and ranking lengths) of the batch's topics, or with ``last`` of every
+    topic not measured yet; the batch's run-only topics."""
+    ranking = merge([r for r, _ in batch])
+    topics = np.flatnonzero(~measured) if last else np.concatenate([t for _, t in batch])
+    for measure in measures:  # float64 whatever a batch gives (bincount of nothing is int64)
+        computed = measure.spec.compute(ranking, measure)
+        values.setdefault(measure, np.zeros(ranking.n_topics))[topics] = computed[topics]
+    returned[topics] = ranking.returned[topics]
+    measured[topics] = True
+    return ranking.run_only_topics
+
+
+def _no_rows() -> Labelled:
+    import pyarrow as pa
+
+    nothing = np.zeros(0, dtype=np.int64)
+    return Labelled(nothing, nothing, np.zeros(0), pa.nulls(0, pa.string()), nothing, 0)
+
+
+def _note(message: str) -> None:
+    print(f"pooljudge: note: {message}", file=sys.stderr)
 
 
 def tidy(results: Sequence[RunResult], *, per_topic: bool) -> pd.DataFrame:

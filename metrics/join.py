@@ -9,47 +9,61 @@ Bpref, and carry no gain. A qrels topic the run skipped has an empty ranking; ru
 are not in the qrels are dropped and counted in ``run_only_topics``. The ranking order (score
 precision) follows ``compat`` (:mod:`metrics.compat`), and measures that differ between
 trec_eval releases read ``Ranking.compat``.
+
+A run read in blocks of whole topics is joined block by block: :func:`label` (the qrels lookup)
+and :func:`rank` (the ranking order) of each block, and :func:`merge` of the rankings of several
+blocks into one. A topic's ranking, and so its values, are those of a join of the whole run.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple, TypeVar
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from metrics.compat import DEFAULT_COMPAT, Compat
+from pooljudge.arrow_compute import decode, index_in, sort_indices, take, unique
 from pooljudge.ranking import byte_order_codes, rank_rows
 from pooljudge.string_keys import all_same_strings, pair_keys, string_hashes
 from pooljudge.trec import QrelsColumns, RunColumns
 from pooljudge.trec_columns import int_array, numpy_of
 
-__all__ = ["UNJUDGED", "Qrels", "Ranking", "join", "prepare_qrels"]
+__all__ = [
+    "UNJUDGED", "Labelled", "Qrels", "Ranking", "join", "label", "merge", "prepare_qrels", "rank",
+]
 
 UNJUDGED = np.iinfo(np.int64).min
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
 class Qrels:
     """Qrels prepared once for any number of runs.
 
-    ``topics`` are the distinct topic ids in byte order; ``labels_by_topic`` holds each topic's
-    labels sorted descending (``offsets`` delimit topics), the ideal ranking for nDCG.
-    ``hash_keys`` (sorted :func:`~pooljudge.string_keys.pair_keys` of the rows) and
-    ``hash_rows`` (the row of each) find a (topic, doc) pair's row; ``hash_keys_unique`` is False
-    when two pairs share a key (then the exact path of :func:`_labels_exact` is taken).
+    ``topics`` are the distinct topic ids in byte order. The rows are grouped by topic:
+    ``offsets[t]:offsets[t + 1]`` delimit topic ``t``'s rows in ``topic_of_row``, ``docs`` (plain
+    strings), ``labels`` and ``doc_hash`` (:func:`~pooljudge.string_keys.string_hashes`), and in
+    ``labels_by_topic``, which holds each topic's labels sorted descending (the ideal ranking for
+    nDCG). ``hash_keys`` (sorted :func:`~pooljudge.string_keys.pair_keys` of the rows) and
+    ``hash_rows`` (the row of each; None when that is the key's position, as it is unless topic
+    codes are too large to lead the keys) find a (topic, doc) pair's row; ``hash_keys_unique``
+    is False when two pairs share a key (then the exact path of :func:`_labels_exact` is taken).
     """
 
     topics: pa.Array
     topic_of_row: np.ndarray
-    docs: pa.DictionaryArray
+    docs: pa.Array
     labels: np.ndarray
     offsets: np.ndarray
     labels_by_topic: np.ndarray
+    doc_hash: np.ndarray
     hash_keys: np.ndarray
-    hash_rows: np.ndarray
+    hash_rows: np.ndarray | None
     hash_keys_unique: bool
+    _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def n_topics(self) -> int:
@@ -61,29 +75,47 @@ class Qrels:
 
     def num_rel(self, rel: int) -> np.ndarray:
         """Per topic, the number of relevant documents (label >= rel), retrieved or not."""
-        return self.count(self.labels >= rel)
+        return self.cached(("num_rel", rel), lambda: self.count(self.labels >= rel))
+
+    def cached(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """``compute()``, computed once per ``key`` for these qrels: arrays derived from the
+        qrels alone, which a measure would otherwise rebuild for every ranking it is given (a
+        run read in blocks is measured in several batches)."""
+        if key not in self._cache:
+            self._cache[key] = compute()
+        return self._cache[key]
 
 
 def prepare_qrels(columns: QrelsColumns) -> Qrels:
-    """Sort topics in byte order and build the per-topic descending label lists."""
+    """Sort topics in byte order, group the rows by topic, build the per-topic descending label
+    lists and the 64-bit key index."""
     topic_rank = byte_order_codes(columns.topic)
-    topics = pc.take(columns.topic.dictionary, pc.sort_indices(columns.topic.dictionary))
-    order = np.lexsort((-columns.label, topic_rank))
-    counts = np.bincount(topic_rank, minlength=len(topics))
-    hashed = pair_keys(topic_rank, string_hashes(columns.doc))
-    by_hash = np.argsort(hashed)
-    hash_keys = hashed[by_hash]
+    topics = take(columns.topic.dictionary, sort_indices(columns.topic.dictionary))
+    doc_hash = columns.doc_hash if columns.doc_hash is not None else string_hashes(columns.doc)
+    rows = np.argsort(pair_keys(topic_rank, doc_hash), kind="stable")
+    if not bool((np.diff(topic_rank[rows]) >= 0).all()):  # codes too large to lead the keys
+        rows = np.lexsort((pair_keys(topic_rank, doc_hash), topic_rank))
+    topic_of_row, labels, doc_hash = topic_rank[rows], columns.label[rows], doc_hash[rows]
+    docs = decode(take(columns.doc, int_array(rows)))
+    counts = np.bincount(topic_of_row, minlength=len(topics))
     return Qrels(
-        topics=topics,
-        topic_of_row=topic_rank,
-        docs=columns.doc,
-        labels=columns.label,
+        topics=topics, topic_of_row=topic_of_row, docs=docs, labels=labels,
         offsets=np.concatenate(([0], np.cumsum(counts))),
-        labels_by_topic=columns.label[order],
-        hash_keys=hash_keys,
-        hash_rows=by_hash,
-        hash_keys_unique=not bool((hash_keys[1:] == hash_keys[:-1]).any()),
+        labels_by_topic=labels[np.lexsort((-labels, topic_of_row))],
+        doc_hash=doc_hash, **_hash_index(topic_of_row, doc_hash),
     )
+
+
+def _hash_index(topic_of_row: np.ndarray, doc_hash: np.ndarray) -> dict:
+    """``hash_keys``, ``hash_rows`` and ``hash_keys_unique`` of :class:`Qrels` (rows grouped by
+    topic already give sorted keys, unless the topic codes are too large to lead the keys)."""
+    keys = pair_keys(topic_of_row, doc_hash)
+    rows = None
+    if not bool((keys[1:] >= keys[:-1]).all()):
+        rows = np.argsort(keys, kind="stable")
+        keys = keys[rows]
+    return {"hash_keys": keys, "hash_rows": rows,
+            "hash_keys_unique": not bool((keys[1:] == keys[:-1]).any())}
 
 
 @dataclass(frozen=True)
@@ -149,41 +181,91 @@ class Ranking:
         return self._cache[key]
 
 
-def join(qrels: Qrels, run: RunColumns, *, judged_only: bool = False,
+class Labelled(NamedTuple):
+    """A run (or a block of one) joined with the qrels but not ranked yet: its rows of qrels
+    topics with their qrels topic index and label (:data:`UNJUDGED` without one)."""
+
+    topic: np.ndarray
+    labels: np.ndarray
+    scores: np.ndarray
+    docs: pa.Array
+    topics: np.ndarray  # the qrels topics with rows here, sorted
+    run_only_topics: int
+
+
+def join(qrels: Qrels, run: RunColumns | Labelled, *, judged_only: bool = False,
          compat: Compat = DEFAULT_COMPAT) -> Ranking:
-    """Rank the run (score descending, doc id descending) and attach qrels labels.
+    """Rank the run (score descending, doc id descending) and attach qrels labels: :func:`rank`
+    of :func:`label` (a run already labelled is only ranked).
 
     Scores compare in double precision under compat ``"10"``, in single precision under
     ``"9"``. With ``judged_only`` the documents without a judgment, or with a negative label,
     are removed before ranks are counted (trec_eval -J: a condensed list).
     """
-    topic_of_entry = pc.index_in(run.topic.dictionary, value_set=qrels.topics)
-    topic_of_entry = numpy_of(topic_of_entry, fill=-1).astype(np.int64)
-    topic = topic_of_entry[numpy_of(run.topic.indices)]
-    kept = topic >= 0
-    run_only = int(np.count_nonzero(topic_of_entry < 0))
-    labels = _labels(qrels, run, topic)
+    labelled = run if isinstance(run, Labelled) else label(qrels, run)
+    return rank(qrels, labelled, judged_only=judged_only, compat=compat)
+
+
+def label(qrels: Qrels, run: RunColumns) -> Labelled:
+    """The first half of :func:`join`: every run row's qrels label; rows of topics not in the
+    qrels are dropped and those topics counted."""
+    of_entry = index_in(run.topic.dictionary, qrels.topics)
+    of_entry = numpy_of(of_entry, fill=-1).astype(np.int64)
+    topic = of_entry[numpy_of(run.topic.indices)]
+    topics = np.sort(of_entry[of_entry >= 0])
+    labels = _labels(qrels, run, topic, topics)
     docs, scores = run.doc, run.score
+    kept = topic >= 0
     if not kept.all():
         rows = np.flatnonzero(kept)
         topic, labels, scores = topic[rows], labels[rows], scores[rows]
-        docs = docs.take(int_array(rows))
+        docs = take(docs, int_array(rows))
+    return Labelled(topic, labels, scores, docs, topics, int(np.count_nonzero(of_entry < 0)))
+
+
+def rank(qrels: Qrels, run: Labelled, *, judged_only: bool = False,
+         compat: Compat = DEFAULT_COMPAT) -> Ranking:
+    """The second half of :func:`join`: the labelled rows in ranking order, over all qrels
+    topics (those without rows here have an empty ranking).
+
+    For a block of a run, ``run.topics`` get the values a join of the whole run would give them
+    as long as no other block holds rows of them (and each measure computes a topic's value
+    from that topic's ranking and judgments alone).
+    """
     precision = "double" if compat == "10" else "single"
-    order = rank_rows(topic, scores, docs, labels, precision=precision)
-    topic, labels = topic[order], labels[order]
+    order = rank_rows(run.topic, run.scores, run.docs, run.labels, precision=precision)
+    topic, labels = run.topic[order], run.labels[order]
     if judged_only:
         judged = labels >= 0
         topic, labels = topic[judged], labels[judged]
     counts = np.bincount(topic, minlength=qrels.n_topics)
     offsets = np.concatenate(([0], np.cumsum(counts)))
-    return Ranking(qrels=qrels, offsets=offsets, labels=labels, run_only_topics=run_only,
-                   compat=compat)
+    return Ranking(qrels=qrels, offsets=offsets, labels=labels,
+                   run_only_topics=run.run_only_topics, compat=compat)
 
 
-def _labels(qrels: Qrels, run: RunColumns, topic: np.ndarray) -> np.ndarray:
-    """Per run row, its qrels label or UNJUDGED (``topic``: qrels topic index, -1 for none).
+def merge(rankings: Sequence[Ranking]) -> Ranking:
+    """One Ranking of rankings over the same qrels that rank disjoint sets of topics (a topic
+    ranked in one of them keeps that ranking; ``run_only_topics`` add up)."""
+    first = rankings[0]
+    if len(rankings) == 1:
+        return first
+    counts = np.sum([r.returned for r in rankings], axis=0)
+    offsets = np.concatenate(([0], np.cumsum(counts)))
+    labels = np.empty(offsets[-1], dtype=np.int64)
+    for ranking in rankings:  # one vectorised scatter per ranking
+        shift = np.repeat(offsets[:-1] - ranking.offsets[:-1], ranking.returned)
+        labels[np.arange(len(ranking.labels)) + shift] = ranking.labels
+    return Ranking(qrels=first.qrels, offsets=offsets, labels=labels,
+                   run_only_topics=sum(r.run_only_topics for r in rankings), compat=first.compat)
 
-    Pairs are matched through 64-bit keys (one sorted search, no string hashing) and every match
+
+def _labels(qrels: Qrels, run: RunColumns, topic: np.ndarray, topics: np.ndarray
+            ) -> np.ndarray:
+    """Per run row, its qrels label or UNJUDGED (``topic``: qrels topic index, -1 for none;
+    ``topics``: those present, sorted).
+
+    Pairs are matched through 64-bit keys (:func:`_matches`, no string hashing) and every match
     is confirmed on the topic index and the doc string; after a key collision the exact path
     (:func:`_labels_exact`) decides instead.
     """
@@ -193,34 +275,52 @@ def _labels(qrels: Qrels, run: RunColumns, topic: np.ndarray) -> np.ndarray:
     if not qrels.hash_keys_unique:
         return _labels_exact(qrels, run, topic)
     hashes = run.doc_hash if run.doc_hash is not None else string_hashes(run.doc)
-    keys = pair_keys(topic, hashes)
-    position = np.minimum(np.searchsorted(qrels.hash_keys, keys), len(qrels.hash_keys) - 1)
-    found = np.flatnonzero(qrels.hash_keys[position] == keys)
-    rows = qrels.hash_rows[position[found]]
+    found, rows = _matches(qrels, pair_keys(topic, hashes), topics)
     confirmed = (np.array_equal(topic[found], qrels.topic_of_row[rows])
-                 and all_same_strings(run.doc.take(int_array(found)),
-                                      qrels.docs.take(int_array(rows))))
+                 and all_same_strings(take(run.doc, int_array(found)),
+                                      take(qrels.docs, int_array(rows))))
     if not confirmed:
         return _labels_exact(qrels, run, topic)
     labels[found] = qrels.labels[rows]
     return labels
 
 
+def _matches(qrels: Qrels, keys: np.ndarray, topics: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """The positions of the ``keys`` found among the qrels' keys, and the qrels row of each.
+
+    A sorted search; or, for a few of the qrels' topics (a block of a run), a hash lookup among
+    the keys of those topics only, a third cheaper.
+    """
+    if qrels.hash_rows is None and 4 * len(topics) < qrels.n_topics:
+        counts = np.diff(qrels.offsets)[topics]
+        starts = np.concatenate(([0], np.cumsum(counts)))
+        rows = np.arange(starts[-1]) + np.repeat(qrels.offsets[topics] - starts[:-1], counts)
+        position = numpy_of(index_in(int_array(keys), int_array(qrels.hash_keys[rows])), fill=-1)
+        found = np.flatnonzero(position >= 0)
+        return found, rows[position[found]]
+    position = np.minimum(np.searchsorted(qrels.hash_keys, keys), len(qrels.hash_keys) - 1)
+    found = np.flatnonzero(qrels.hash_keys[position] == keys)
+    position = position[found]
+    return found, position if qrels.hash_rows is None else qrels.hash_rows[position]
+
+
 def _labels_exact(qrels: Qrels, run: RunColumns, topic: np.ndarray) -> np.ndarray:
-    """:func:`_labels` by looking every run doc id up in the qrels' doc dictionary and matching
-    exact ``topic * len(dictionary) + doc code`` keys (only taken after a key collision)."""
-    known = qrels.docs.dictionary
+    """:func:`_labels` by coding every doc id as its position among the qrels' distinct doc ids
+    and matching exact ``topic * distinct + doc code`` keys (only taken after a key collision)."""
+    known = unique(qrels.docs)
     width = max(len(known), 1)
     if isinstance(run.doc, pa.DictionaryArray):
-        of_entry = numpy_of(pc.index_in(run.doc.dictionary, value_set=known), fill=-1)
+        of_entry = numpy_of(index_in(run.doc.dictionary, known), fill=-1)
         codes = of_entry.astype(np.int64)[numpy_of(run.doc.indices)]
     else:
-        codes = numpy_of(pc.index_in(run.doc, value_set=known), fill=-1).astype(np.int64)
+        codes = numpy_of(index_in(run.doc, known), fill=-1).astype(np.int64)
     labels = np.full(len(codes), UNJUDGED, dtype=np.int64)
     matched = np.flatnonzero((codes >= 0) & (topic >= 0))
     if len(matched) == 0:
         return labels
-    qrels_keys = qrels.topic_of_row * width + numpy_of(qrels.docs.indices)
+    qrels_codes = numpy_of(index_in(qrels.docs, known)).astype(np.int64)
+    qrels_keys = qrels.topic_of_row * width + qrels_codes
     by_key = np.argsort(qrels_keys)
     sorted_keys = qrels_keys[by_key]
     run_keys = topic[matched] * width + codes[matched]

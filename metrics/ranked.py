@@ -10,13 +10,18 @@ from __future__ import annotations
 import numpy as np
 
 from metrics.compat import Compat
+from metrics.gains import GAINS_PARAM, gain_of, ideal
 from metrics.join import Ranking
-from metrics.registry import Measure, Param, Spec, make, register, register_alias
+from metrics.registry import Measure, Param, SequenceOf, Spec, make, register, register_alias
 
 __all__: list[str] = []
 
 GMAP_FLOOR = 1e-5
 REL_PARAM = Param("rel", int, 1, lambda v: v >= 1, "rel must be a positive integer")
+ELEVEN_LEVELS = tuple(i / 10 for i in range(11))
+LEVELS_PARAM = Param("levels", SequenceOf(float), ELEVEN_LEVELS,
+                     lambda v: len(v) > 0 and all(0.0 <= x <= 1.0 for x in v),
+                     "levels are recall levels in [0, 1], at least one")
 
 
 def safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
@@ -99,25 +104,46 @@ def bpref(r: Ranking, m: Measure) -> np.ndarray:
     return safe_divide(terms, num_rel)
 
 
-def ndcg(r: Ranking, m: Measure) -> np.ndarray:
-    """nDCG(@k) = DCG / ideal DCG with DCG = sum_{i<=k} gain_i / log2(i + 1), gain = label.
+def geometric_bpref(r: Ranking, m: Measure) -> np.ndarray:
+    """Per topic max(Bpref, 1e-5); the summary is their geometric mean (trec_eval's gm_bpref,
+    which prints the summary only)."""
+    return np.maximum(bpref(r, m), GMAP_FLOOR)
 
-    Unjudged and negative labels have gain 0; ``rel`` does not apply. The ideal ranking sorts all
-    judged labels of the topic descending (cut at k). 0 when the ideal DCG is 0.
+
+def relative_precision(r: Ranking, m: Measure) -> np.ndarray:
+    """RelP@k = (sum_{i<=k} rel_i) / min(k, R): precision up to k = R, recall beyond; 0 when
+    R = 0 (trec_eval's relative_P_k)."""
+    num_rel = r.qrels.num_rel(m["rel"])
+    return safe_divide(r.per_topic(1.0, _within(r, m)), np.minimum(num_rel, int(m.cutoff)))
+
+
+def r_precision_mult(r: Ranking, m: Measure) -> np.ndarray:
+    """RprecMult(mult=x) = (relevant in the top c) / c with c = (long)(x * R + 0.9) ranks, in
+    double precision, in trec_eval 10 as in 9 (unlike IPrec, 10 kept this rounding). Ranks below
+    the ranking count as non-relevant; 0 when c = 0 (e.g. R = 0). RprecMult = Rprec at x = 1.
     """
-    gain = np.where(r.labels > 0, r.labels, 0).astype(np.float64)
+    num_rel = r.qrels.num_rel(m["rel"])
+    cut = np.floor(float(m["mult"]) * num_rel.astype(np.float64) + 0.9).astype(np.int64)
+    mask = r.relevant(m["rel"]) & (r.rank <= cut[r.topic])
+    return safe_divide(r.per_topic(1.0, mask), cut)
+
+
+def ndcg(r: Ranking, m: Measure) -> np.ndarray:
+    """nDCG(@k) = DCG / ideal DCG with DCG = sum_{i<=k} gain_i / log2(i + 1).
+
+    gain = the label, or ``gains[label]`` for a label the ``gains`` map lists (trec_eval's
+    ``ndcg.1=3,2=9``; gains may be 0 or negative). Unjudged and negative labels have gain 0;
+    ``rel`` does not apply. The ideal ranking sorts the positive gains of all judged documents of
+    the topic descending (cut at k). 0 when the ideal DCG is 0.
+    """
+    gains = m["gains"]
     mask = None if m.cutoff is None else r.top(int(m.cutoff))
-    dcg = r.per_topic(gain / np.log2(r.rank + 1.0), mask)
-    qrels = r.qrels
-    counts = np.diff(qrels.offsets)
-    topic = np.repeat(np.arange(qrels.n_topics), counts)
-    position = np.arange(1, len(topic) + 1) - qrels.offsets[:-1][topic]
-    ideal_gain = np.where(qrels.labels_by_topic > 0, qrels.labels_by_topic, 0) / np.log2(
-        position + 1.0
-    )
-    keep = np.ones(len(topic), dtype=bool) if m.cutoff is None else position <= m.cutoff
-    ideal = np.bincount(topic[keep], weights=ideal_gain[keep], minlength=qrels.n_topics)
-    return safe_divide(dcg, ideal)
+    dcg = r.per_topic(gain_of(r.labels, gains) / np.log2(r.rank + 1.0), mask)
+    best = ideal(r.qrels, gains)
+    if m.cutoff is None:
+        return safe_divide(dcg, best.full_dcg())
+    k = np.full(r.n_topics, int(m.cutoff))
+    return safe_divide(dcg, best.dcg_at(np.arange(r.n_topics), k))
 
 
 def interpolated_precision(r: Ranking, m: Measure) -> np.ndarray:
@@ -132,11 +158,20 @@ def interpolated_precision(r: Ranking, m: Measure) -> np.ndarray:
 
 
 def eleven_point(r: Ranking, m: Measure) -> np.ndarray:
-    """The mean of IPrec at recall 0.0, 0.1, ..., 1.0 (trec_eval's 11pt_avg)."""
+    """The mean of IPrec at the recall ``levels`` (default 0.0, 0.1, ..., 1.0: 11pt_avg).
+
+    A level listed twice counts twice (trec_eval averages over every level given).
+    """
     total = np.zeros(r.n_topics)
-    for level in (i / 10 for i in range(11)):  # elementwise, so a topic's value is independent
+    levels = m["levels"]
+    for level in levels:  # elementwise, so a topic's value is independent
         total += _iprec(r, m["rel"], level)
-    return total / 11
+    return total / len(levels)
+
+
+def trec_pairs(text: str) -> list[tuple[str, str]]:
+    """trec_eval's ``1=3,2=9`` parameter pairs as [("1", "3"), ("2", "9")]."""
+    return [tuple(item.split("=", 1)) for item in text.split(",")]
 
 
 def needed_relevant(level: float, num_rel: np.ndarray, compat: Compat) -> np.ndarray:
@@ -177,10 +212,16 @@ def _register() -> None:
         Spec("Success", success, "a relevant document in the top k", rel, cut),
         Spec("Rprec", r_precision, "precision at rank R", rel),
         Spec("Bpref", bpref, "binary preference (trec_eval)", rel),
-        Spec("nDCG", ndcg, "normalised discounted cumulative gain", (), opt),
+        Spec("GMBpref", geometric_bpref, "geometric mean of Bpref", rel, summary="gmean"),
+        Spec("RelP", relative_precision, "precision at k relative to the best possible", rel,
+             cut),
+        Spec("RprecMult", r_precision_mult, "precision at a multiple of R ranks",
+             (REL_PARAM, Param("mult", float, 1.0, lambda v: v >= 0, "mult must be >= 0"))),
+        Spec("nDCG", ndcg, "normalised discounted cumulative gain", (GAINS_PARAM,), opt),
         Spec("IPrec", interpolated_precision, "interpolated precision at recall", rel, cut,
              cutoff_kind=float, cutoff_valid=lambda x: 0.0 <= x <= 1.0),
-        Spec("IPrec11", eleven_point, "11-point interpolated average precision", rel),
+        Spec("IPrec11", eleven_point, "interpolated precision averaged over recall levels",
+             (REL_PARAM, LEVELS_PARAM)),
     ):
         register(spec)
     for pattern, build, example in (
@@ -197,6 +238,14 @@ def _register() -> None:
         (r"iprec_at_recall_(?P<x>[0-9.]+)", lambda g: make("IPrec", g["x"]),
          "iprec_at_recall_0.30"),
         (r"11pt_avg", lambda g: make("IPrec11"), "11pt_avg"),
+        (r"11pt_avg_(?P<x>[0-9.]+(?:,[0-9.]+)*)",
+         lambda g: make("IPrec11", levels=g["x"].split(",")), "11pt_avg_.25,.5,.75"),
+        (r"gm_bpref", lambda g: make("GMBpref"), "gm_bpref"),
+        (r"relative_P_(?P<k>\d+)", lambda g: make("RelP", g["k"]), "relative_P_10"),
+        (r"Rprec_mult_(?P<x>[0-9.]+)", lambda g: make("RprecMult", mult=g["x"]),
+         "Rprec_mult_0.20"),
+        (r"ndcg_(?P<gains>-?\d+=[^,=]+(?:,-?\d+=[^,=]+)*)",
+         lambda g: make("nDCG", gains=trec_pairs(g["gains"])), "ndcg_1=3,2=9"),
     ):
         register_alias(pattern, build, example=example)
 

@@ -1,23 +1,26 @@
-"""The measure registry and the name grammar (ir_measures' names, trec_eval's as aliases).
+r"""The measure registry and the name grammar (ir_measures' names, trec_eval's as aliases).
 
 A measure name is ``Name``, ``Name@cutoff``, ``Name(param=value,...)`` or both, e.g. ``P@10``,
-``P(rel=2)@10``, ``SetF(beta=0.5)``, ``IPrec@0.3``. :func:`parse` turns a name (or a trec_eval
-alias such as ``P_10``, ``ndcg_cut_10`` or ``map``) into a :class:`Measure`, a hashable value
-whose ``str`` is the canonical name again: ``parse(str(m)) == m``. Parameters equal to their
-default are dropped, the others are printed in the order the spec declares them.
+``P(rel=2)@10``, ``SetF(beta=0.5)``, ``IPrec@0.3``. A value may be braced: a map
+``nDCG(gains={1:3,2:9})@10`` (:class:`MapOf`) or a sequence ``IPrec11(levels={0.25,0.5})``
+(:class:`SequenceOf`), canonical as sorted tuples so that a measure stays hashable.
+:func:`parse` turns a name (or a trec_eval alias such as ``P_10``, ``ndcg_cut_10`` or ``map``)
+into a :class:`Measure`, a hashable value whose ``str`` is the canonical name again:
+``parse(str(m)) == m``. Parameters equal to their default are dropped, the others are printed in
+the order the spec declares them.
 
-Adding a measure (e.g. ``RBP(p=0.8)`` in a new module ``metrics/rbp.py``)::
+Adding a measure (e.g. trec_eval's ``dcg`` as ``DCG@k`` in a new module ``metrics/dcg.py``)::
 
-    from metrics.registry import Param, Spec, register, register_alias
+    from metrics.gains import GAINS_PARAM
+    from metrics.registry import Spec, make, register, register_alias
 
-    def rbp(ranking: Ranking, measure: Measure) -> np.ndarray:
-        '''RBP = (1 - p) * sum_i rel_i * p^(i-1); 0 when nothing was retrieved.'''
+    def dcg(ranking: Ranking, measure: Measure) -> np.ndarray:
+        '''DCG@k = sum_{i<=k} gain_i / log2(i + 1); 0 when nothing was retrieved.'''
         ...  # one value per topic, vectorised over ranking's arrays
 
-    register(Spec("RBP", rbp, "rank-biased precision",
-                  params=(Param("p", float, 0.8, lambda v: 0 < v < 1), Param("rel", int, 1)),
+    register(Spec("DCG", dcg, "discounted cumulative gain", params=(GAINS_PARAM,),
                   cutoff="optional"))
-    register_alias(r"rbp_(?P<p>[0-9.]+)", lambda g: make("RBP", p=g["p"]), example="rbp_0.8")
+    register_alias(r"dcg_cut_(?P<k>\d+)", lambda g: make("DCG", g["k"]), example="dcg_cut_10")
 
 then add the module's name to ``MEASURE_MODULES`` in ``metrics/__init__.py`` so that it is
 imported (and registers) with the package. A compute function receives the joined
@@ -28,8 +31,9 @@ per qrels topic; ``Spec.summary`` says how the topic values combine (mean, sum o
 from __future__ import annotations
 
 import difflib
+import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -41,7 +45,8 @@ if TYPE_CHECKING:
     from metrics.join import Ranking
 
 __all__ = [
-    "Measure", "Param", "Spec", "make", "names", "parse", "register", "register_alias", "spec_of",
+    "MapOf", "Measure", "Param", "SequenceOf", "Spec", "make", "names", "parse", "register",
+    "register_alias", "spec_of",
 ]
 
 Summary = Literal["mean", "sum", "gmean"]
@@ -55,7 +60,7 @@ class Param:
     """A measure parameter: name, type, default and a validity check on the value."""
 
     name: str
-    kind: type
+    kind: type | MapOf | SequenceOf
     default: Any
     valid: Callable[[Any], bool] = lambda value: True
     rule: str = ""
@@ -63,6 +68,73 @@ class Param:
 
 def _positive(value: float) -> bool:
     return value >= 1
+
+
+def _number(kind: type, text: Any) -> Any:
+    """``text`` as ``kind`` (int or float); an int must be integral, a float finite."""
+    if isinstance(text, bool):
+        raise ValueError(text)
+    number = float(text)
+    if not math.isfinite(number):
+        raise ValueError(text)
+    if kind is int:
+        if not number.is_integer():
+            raise ValueError(text)
+        return int(number)
+    return number
+
+
+def _braced(text: str) -> list[str]:
+    """The comma-separated items of ``{a,b,...}`` (``{}`` has none)."""
+    text = text.strip()
+    if not (text.startswith("{") and text.endswith("}")):
+        raise ValueError(text)
+    inner = text[1:-1].strip()
+    return [item.strip() for item in inner.split(",")] if inner else []
+
+
+@dataclass(frozen=True)
+class MapOf:
+    """Param kind: a map ``{key:value,...}``, canonical as a tuple of (key, value) pairs sorted
+    by key. Accepts the braced text, a mapping or an iterable of pairs; a key given twice is an
+    error. ``key``/``value`` are int or float."""
+
+    key: type = int
+    value: type = float
+
+    @property
+    def __name__(self) -> str:  # named in error messages like int or float
+        return f"a map {{{self.key.__name__}:{self.value.__name__},...}}"
+
+    def __call__(self, given: Any) -> tuple[tuple[Any, Any], ...]:
+        if isinstance(given, str):
+            pairs = [item.split(":") for item in _braced(given)]
+            if any(len(pair) != 2 for pair in pairs):
+                raise ValueError(given)
+        elif isinstance(given, Mapping):
+            pairs = list(given.items())
+        else:
+            pairs = [tuple(pair) for pair in given]
+        converted = [(_number(self.key, k), _number(self.value, v)) for k, v in pairs]
+        if len({k for k, _ in converted}) != len(converted):
+            raise ValueError(given)
+        return tuple(sorted(converted))
+
+
+@dataclass(frozen=True)
+class SequenceOf:
+    """Param kind: a sequence ``{a,b,...}`` of numbers, canonical as a sorted tuple (repeats kept).
+    Accepts the braced text or an iterable of numbers."""
+
+    item: type = float
+
+    @property
+    def __name__(self) -> str:
+        return f"a sequence {{{self.item.__name__},...}}"
+
+    def __call__(self, given: Any) -> tuple[Any, ...]:
+        items = _braced(given) if isinstance(given, str) else list(given)
+        return tuple(sorted(_number(self.item, item) for item in items))
 
 
 @dataclass(frozen=True)
@@ -162,7 +234,8 @@ def make(name: str, cutoff: int | float | None = None, **params: Any) -> Measure
             continue
         value = _convert(name, param.name, param.kind, params[param.name])
         if not param.valid(value):
-            raise InputError(f"measure {name}: {param.name}={value} is invalid ({param.rule})")
+            raise InputError(f"measure {name}: {param.name}={_format(value)} is invalid "
+                             f"({param.rule})")
         if value != param.default:
             canonical.append((param.name, value))
     return Measure(name, tuple(canonical), cutoff)
@@ -192,31 +265,59 @@ def names() -> list[str]:
 
 
 def _split_params(text: str, raw: str | None) -> dict[str, str]:
+    """``a=1,gains={1:2,2:4}`` as {name: value text}: commas inside braces do not split."""
     params: dict[str, str] = {}
     if not raw:
         return params
-    for item in raw.split(","):
+    for item in _top_level_items(text, raw):
         key, sep, value = item.partition("=")
         if not sep or not key.strip() or not value.strip():
             raise InputError(f"measure {text}: parameters are written name=value, got {item!r}")
+        if key.strip() in params:
+            raise InputError(f"measure {text}: parameter {key.strip()} is given twice")
         params[key.strip()] = value.strip()
     return params
 
 
-def _convert(name: str, what: str, kind: type, value: Any) -> Any:
+def _top_level_items(text: str, raw: str) -> list[str]:
+    items, depth, start = [], 0, 0
+    for i, char in enumerate(raw):
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if depth not in (0, 1):
+            raise InputError(f"measure {text}: braces are not balanced or nested")
+        if char == "," and depth == 0:
+            items.append(raw[start:i])
+            start = i + 1
+    if depth != 0:
+        raise InputError(f"measure {text}: braces are not balanced or nested")
+    return [*items, raw[start:]]
+
+
+def _convert(name: str, what: str, kind: Any, value: Any) -> Any:
     try:
         if kind is int:
-            number = float(value)
-            if not number.is_integer():
-                raise ValueError
-            return int(number)
+            return _number(int, value)
         return kind(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise InputError(f"measure {name}: {what} must be {kind.__name__}, got {value!r}") from None
 
 
 def _format(value: Any) -> str:
-    return repr(value) if isinstance(value, float) else str(value)
+    """A value as the grammar writes it: floats round-trip (``repr``), tuples are braced, with
+    integral floats inside braces written as integers (``{1:3,2:4.5}``)."""
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, tuple):
+        items = (f"{_brief(item[0])}:{_brief(item[1])}" if isinstance(item, tuple)
+                 else _brief(item) for item in value)
+        return "{" + ",".join(items) + "}"
+    return str(value)
+
+
+def _brief(number: Any) -> str:
+    if isinstance(number, float) and number.is_integer() and abs(number) < 2**53:
+        return str(int(number))
+    return repr(number)
 
 
 def _unknown(text: str) -> str:

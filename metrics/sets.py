@@ -1,11 +1,14 @@
 """Set-based measures, counts, and judgment coverage (Judged@k, Unjudged@k).
 
-Counts (NumQ, NumRel, NumRet, NumRelRet) are summed over topics in the summary row, as
-trec_eval does; everything else is averaged. A topic the run skipped has 0 returned documents:
-its SetP, SetR, SetF, Judged@k and Unjudged@k are 0.
+Counts (NumQ, NumRel, NumRet, NumRelRet, NumNonRelJudgedRet) are summed over topics in the
+summary row, as trec_eval does; everything else (Utility included) is averaged. A topic the run
+skipped has 0 returned documents: its SetP, SetR, SetF, SetAP, SetRelP, Judged@k and Unjudged@k
+are 0, its Utility c * R + d * (docs - R).
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -37,6 +40,30 @@ def set_f(r: Ranking, m: Measure) -> np.ndarray:
     return safe_divide((1.0 + beta2) * p * q, beta2 * p + q)
 
 
+def set_ap(r: Ranking, m: Measure) -> np.ndarray:
+    """SetAP = relret^2 / (retrieved * R) = SetP * SetR (trec_eval's set_map); 0 when nothing
+    was returned or R = 0."""
+    rel_ret = _rel_ret(r, m)
+    return safe_divide(rel_ret * rel_ret, r.returned * r.qrels.num_rel(m["rel"]).astype(float))
+
+
+def set_relative_precision(r: Ranking, m: Measure) -> np.ndarray:
+    """SetRelP = relret / min(retrieved, R): SetP relative to the best possible for that many
+    documents; 0 when nothing was returned or R = 0."""
+    return safe_divide(_rel_ret(r, m), np.minimum(r.returned, r.qrels.num_rel(m["rel"])))
+
+
+def utility(r: Ranking, m: Measure) -> np.ndarray:
+    """Utility = a * relret + b * (retrieved - relret) + c * (R - relret)
+    + d * (docs + relret - retrieved - R), trec_eval's utility with p1..p4 = a, b, c, d and
+    ``docs`` its ``-N`` (documents in the collection; only the d term reads it). Unjudged
+    retrieved documents count as retrieved non-relevant. Averaged over topics like trec_eval."""
+    rel_ret, retrieved = _rel_ret(r, m), r.returned.astype(np.float64)
+    num_rel = r.qrels.num_rel(m["rel"]).astype(np.float64)
+    return (m["a"] * rel_ret + m["b"] * (retrieved - rel_ret) + m["c"] * (num_rel - rel_ret)
+            + m["d"] * (m["docs"] + rel_ret - retrieved - num_rel))
+
+
 def num_q(r: Ranking, m: Measure) -> np.ndarray:
     """NumQ = 1 per evaluated topic (every qrels topic); summed in the summary."""
     return np.ones(r.n_topics)
@@ -55,6 +82,12 @@ def num_ret(r: Ranking, m: Measure) -> np.ndarray:
 def num_rel_ret(r: Ranking, m: Measure) -> np.ndarray:
     """NumRelRet = relevant documents the run returned; summed."""
     return _rel_ret(r, m)
+
+
+def num_nonrel_judged_ret(r: Ranking, m: Measure) -> np.ndarray:
+    """NumNonRelJudgedRet = returned documents judged non-relevant (0 <= label < rel); summed.
+    Unjudged documents and negative labels are not counted."""
+    return r.per_topic(1.0, (r.labels >= 0) & (r.labels < m["rel"]))
 
 
 def judged(r: Ranking, m: Measure) -> np.ndarray:
@@ -81,10 +114,20 @@ def unjudged(r: Ranking, m: Measure) -> np.ndarray:
 
 def _register() -> None:
     beta = Param("beta", float, 1.0, lambda v: v >= 0, "beta must be >= 0")
+    weights = tuple(Param(name, float, value, math.isfinite, f"{name} must be finite")
+                    for name, value in (("a", 1.0), ("b", -1.0), ("c", 0.0), ("d", 0.0)))
+    docs = Param("docs", int, 0, lambda v: v >= 0, "docs must be >= 0")
     for spec in (
         Spec("SetP", set_precision, "precision of the whole ranking", (REL_PARAM,)),
         Spec("SetR", set_recall, "recall of the whole ranking", (REL_PARAM,)),
         Spec("SetF", set_f, "F-measure of SetP and SetR", (REL_PARAM, beta)),
+        Spec("SetAP", set_ap, "SetP * SetR (unranked average precision)", (REL_PARAM,)),
+        Spec("SetRelP", set_relative_precision, "SetP relative to the best possible",
+             (REL_PARAM,)),
+        Spec("Utility", utility, "linear utility of the retrieved set",
+             (REL_PARAM, *weights, docs)),
+        Spec("NumNonRelJudgedRet", num_nonrel_judged_ret,
+             "judged non-relevant documents returned", (REL_PARAM,), summary="sum"),
         Spec("NumQ", num_q, "number of topics", summary="sum"),
         Spec("NumRel", num_rel, "relevant documents in the qrels", (REL_PARAM,), summary="sum"),
         Spec("NumRet", num_ret, "documents returned", summary="sum"),
@@ -98,6 +141,12 @@ def _register() -> None:
         (r"set_P", lambda g: make("SetP"), "set_P"),
         (r"set_recall", lambda g: make("SetR"), "set_recall"),
         (r"set_F", lambda g: make("SetF"), "set_F"),
+        (r"set_map", lambda g: make("SetAP"), "set_map"),
+        (r"set_relative_P", lambda g: make("SetRelP"), "set_relative_P"),
+        (r"utility", lambda g: make("Utility"), "utility"),
+        (r"utility_(?P<a>[^,]+),(?P<b>[^,]+),(?P<c>[^,]+),(?P<d>[^,]+)",
+         lambda g: make("Utility", a=g["a"], b=g["b"], c=g["c"], d=g["d"]), "utility_2,-1,0,0"),
+        (r"num_nonrel_judged_ret", lambda g: make("NumNonRelJudgedRet"), "num_nonrel_judged_ret"),
         (r"num_q", lambda g: make("NumQ"), "num_q"),
         (r"num_rel", lambda g: make("NumRel"), "num_rel"),
         (r"num_ret", lambda g: make("NumRet"), "num_ret"),

@@ -10,10 +10,13 @@ its pointer has passed: ``r`` relevant (label ≥ ``rel``) out of ``m``.
               non-relevant judgment lowers that run's priority by one. A run thus keeps the turn
               while it finds relevant documents, and runs that find none are visited in turn.
 ``maxmean``   MaxMean (Losada, Parapar and Barreiro 2016/2017): pull the run of highest
-              posterior mean ``(r + alpha) / (m + alpha + beta)``, Beta(alpha, beta) prior
-              (default 1, 1); ties broken uniformly at random with the seeded generator.
+              posterior mean ``(r + alpha) / (m + alpha + beta)``, Beta(alpha, beta) prior;
+              ties broken uniformly at random with the seeded generator.
 ``thompson``  Thompson sampling: draw ``theta ~ Beta(r + alpha, m - r + beta)`` per run, pull the
-              largest (default prior Beta(1, 1)).
+              largest.
+
+``ADAPTIVE_WALKS`` holds one walk per adaptive strategy of :data:`pooling.strategies.REGISTRY`,
+which declares their names, help texts and default parameters (prior Beta(1, 1)).
 
 Reproducibility: the generator of a topic is ``numpy.random.default_rng([seed, crc32(topic)])``,
 created afresh for every walk. A policy's answer is a pure function of the judgments: it replays
@@ -33,6 +36,7 @@ import pandas as pd
 
 from pooling.policy import Pair, PolicyBase, truth_labels
 from pooling.pool import Pool
+from pooling.strategies import strategy_defaults
 
 __all__ = ["ADAPTIVE_WALKS", "AdaptivePolicy", "walk_maxmean", "walk_mtf", "walk_thompson"]
 
@@ -87,8 +91,7 @@ def walk_mtf(arms: _Arms, oracle: Oracle, rng: np.random.Generator) -> Walk:
 
 
 def walk_maxmean(
-    arms: _Arms, oracle: Oracle, rng: np.random.Generator, *, alpha: float = 1.0,
-    beta: float = 1.0,
+    arms: _Arms, oracle: Oracle, rng: np.random.Generator, *, alpha: float, beta: float
 ) -> Walk:
     """MaxMean: the run of highest posterior mean relevance; random ties."""
     while active := arms.active():
@@ -101,8 +104,7 @@ def walk_maxmean(
 
 
 def walk_thompson(
-    arms: _Arms, oracle: Oracle, rng: np.random.Generator, *, alpha: float = 1.0,
-    beta: float = 1.0,
+    arms: _Arms, oracle: Oracle, rng: np.random.Generator, *, alpha: float, beta: float
 ) -> Walk:
     """Thompson sampling with a Beta(alpha, beta) prior per run."""
     while active := arms.active():
@@ -121,7 +123,8 @@ ADAPTIVE_WALKS: dict[str, Callable[..., Walk]] = {
 
 
 class AdaptivePolicy(PolicyBase):
-    """A policy that replays one of ADAPTIVE_WALKS per topic (see the module docstring)."""
+    """A policy that replays one of ADAPTIVE_WALKS per topic (see the module docstring);
+    parameters left out take their declared defaults."""
 
     def __init__(
         self, name: str, pool: Pool, *, seed: int = 0, rel: int = 1, **params: float
@@ -136,7 +139,7 @@ class AdaptivePolicy(PolicyBase):
         super().__init__(name, pool, rel=rel)
         self.seed = seed
         self._walk_fn = ADAPTIVE_WALKS[name]
-        self._params = params
+        self._params = strategy_defaults(name, params)
         self._lists = self._run_lists()
 
     def _run_lists(self) -> dict[str, list[list[int]]]:

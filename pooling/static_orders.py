@@ -1,25 +1,12 @@
 """Static judging orders: a fused score per pooled pair, computed once, before any judgment.
 
+``STATIC_ORDERS`` maps each static strategy of :data:`pooling.strategies.REGISTRY` (which holds
+their names, help texts and default parameters) to its fused score, lower = judged first.
 Every order is computed from the runs' pooled entries only (each run's top k, ``rank`` 1-based in
 trec_eval order); a run that did not retrieve a document in its top k contributes nothing to it.
 Sums run over a pair's entries in run-name order, so floating-point results do not depend on the
 order of the input. Within a topic, pairs are ordered by the fused score (best first), ties by
 ``best_rank`` ascending, then document id ascending.
-
-=============  ==========================================================================
-``rrf``        reciprocal rank fusion: sum over runs of ``1 / (k + rank)``, k = 60
-``combsum``    sum over runs of the min-max normalised score (per run and topic, over the
-               run's top k: ``(s - min) / (max - min)``, 1.0 when all are equal)
-``combmnz``    CombSUM times the number of runs that retrieved the document
-``borda``      sum over runs of ``depth - rank + 1`` points (0 when not retrieved)
-``rbp-sum``    sum over runs of the rank-biased precision weight ``(1 - p) p^(rank - 1)``,
-               p = 0.8
-``rbp-max``    the largest such weight over runs
-``take``       take@N round robin: round b takes ranks ``b·N+1 .. (b+1)·N`` of every run in
-               run-name order; a document is placed at its first appearance (N = 1 orders by
-               best rank, then by run name)
-``docid``      document id ascending: the baseline that ignores the runs
-=============  ==========================================================================
 """
 
 from __future__ import annotations
@@ -30,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from pooling.pool import Pool
+from pooling.strategies import strategy_defaults
 
 __all__ = ["STATIC_ORDERS", "order_within_topics", "static_order"]
 
@@ -44,7 +32,7 @@ def _max_by_pair(pool: Pool, weights: np.ndarray) -> np.ndarray:
     return result
 
 
-def rrf(pool: Pool, *, k: float = 60.0) -> np.ndarray:
+def rrf(pool: Pool, *, k: float) -> np.ndarray:
     """Reciprocal rank fusion (Cormack, Clarke and Büttcher 2009): ``-sum 1/(k + rank)``."""
     if k < 0:
         raise ValueError(f"rrf needs k >= 0, got {k}")
@@ -72,17 +60,17 @@ def _rbp_weights(pool: Pool, p: float) -> np.ndarray:
     return (1.0 - p) * p ** (pool.entries["rank"].to_numpy() - 1.0)
 
 
-def rbp_sum(pool: Pool, *, p: float = 0.8) -> np.ndarray:
+def rbp_sum(pool: Pool, *, p: float) -> np.ndarray:
     """RBP-weighted sum (Moffat, Webber and Zobel 2007)."""
     return -_sum_by_pair(pool, _rbp_weights(pool, p))
 
 
-def rbp_max(pool: Pool, *, p: float = 0.8) -> np.ndarray:
+def rbp_max(pool: Pool, *, p: float) -> np.ndarray:
     """RBP-weighted maximum: equivalent to best rank, ties broken by the order of the pool."""
     return -_max_by_pair(pool, _rbp_weights(pool, p))
 
 
-def take(pool: Pool, *, n: int = 1) -> np.ndarray:
+def take(pool: Pool, *, n: int) -> np.ndarray:
     """Take@N round robin: the first (round, run, rank) at which a run offers the document."""
     if n < 1:
         raise ValueError(f"take needs n >= 1, got {n}")
@@ -125,7 +113,8 @@ def order_within_topics(pool: Pool, key: np.ndarray) -> np.ndarray:
 
 
 def static_order(pool: Pool, name: str, **params: float) -> np.ndarray:
-    """The judging order of static strategy ``name`` (a key of STATIC_ORDERS) for ``pool``."""
+    """The judging order of static strategy ``name`` (a key of STATIC_ORDERS) for ``pool``;
+    parameters left out take their declared defaults."""
     if name not in STATIC_ORDERS:
         raise ValueError(f"unknown static order {name!r}")
-    return order_within_topics(pool, STATIC_ORDERS[name](pool, **params))
+    return order_within_topics(pool, STATIC_ORDERS[name](pool, **strategy_defaults(name, params)))

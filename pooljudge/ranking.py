@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from pooljudge.arrow_compute import decode, dictionary_encode, sort_indices, take
 from pooljudge.trec_columns import int_array, numpy_of
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ Precision = Literal["single", "double"]
 
 def byte_order_codes(values: pa.DictionaryArray) -> np.ndarray:
     """Per row, the rank (0-based) of its id among the distinct ids sorted in byte order."""
-    order = numpy_of(pc.sort_indices(values.dictionary))
+    order = numpy_of(sort_indices(values.dictionary))
     rank_of_entry = np.empty(len(order), dtype=np.int64)
     rank_of_entry[order] = np.arange(len(order), dtype=np.int64)
     return rank_of_entry[numpy_of(values.indices)]
@@ -122,9 +122,7 @@ def _sort_ties(tied: np.ndarray, group: np.ndarray, scores: np.ndarray, docs: pa
                precision: Precision) -> np.ndarray:
     """``tied`` (row positions) sorted by ``group``, then (``"double"`` only) exact score
     descending, then doc id descending."""
-    ids = docs.take(int_array(tied))
-    if isinstance(ids, pa.DictionaryArray):
-        ids = ids.dictionary_decode()
+    ids = decode(take(docs, int_array(tied)))
     columns, keys = [int_array(group), ids], [("group", "ascending"), ("doc", "descending")]
     if precision == "double":
         exact = np.ascontiguousarray(np.asarray(scores, dtype=np.float64)[tied] + 0.0)  # no -0.0
@@ -133,15 +131,15 @@ def _sort_ties(tied: np.ndarray, group: np.ndarray, scores: np.ndarray, docs: pa
                                                 [None, pa.py_buffer(exact)]))
         keys.insert(1, ("score", "descending"))
     table = pa.Table.from_arrays(columns, names=[name for name, _ in keys])
-    return tied[numpy_of(pc.sort_indices(table, sort_keys=keys))]
+    return tied[numpy_of(sort_indices(table, sort_keys=keys))]
 
 
 def rank_order(topics: pd.Series, docs: pd.Series, scores: pd.Series | np.ndarray, *,
                precision: Precision = "double") -> np.ndarray:
     """Row positions sorted by topic (ascending), score (descending, compared in
     ``precision``), doc (descending)."""
-    topic_codes = byte_order_codes(pc.dictionary_encode(_arrow(topics)))
-    doc_codes = byte_order_codes(pc.dictionary_encode(_arrow(docs)))
+    topic_codes = byte_order_codes(dictionary_encode(_arrow(topics)))
+    doc_codes = byte_order_codes(dictionary_encode(_arrow(docs)))
     return rank_positions(topic_codes, doc_codes, np.asarray(scores, dtype=np.float64),
                           precision=precision)
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from pooljudge.arrow_compute import all_true, decode, equal, take
 from pooljudge.arrow_numpy import int_array, numpy_of
 
 __all__ = ["all_same_strings", "first_repeat", "pair_keys", "string_hashes"]
@@ -79,7 +79,7 @@ def pair_keys(topic_codes: np.ndarray, doc_hashes: np.ndarray) -> np.ndarray:
 
 def all_same_strings(left: pa.Array, right: pa.Array) -> bool:
     """Whether two equally long string arrays (plain or dictionary) are equal row by row."""
-    return len(left) == 0 or bool(pc.all(pc.equal(_plain(left), _plain(right))).as_py())
+    return all_true(equal(decode(left), decode(right)))
 
 
 def first_repeat(keys: np.ndarray, topics: pa.Array, docs: pa.Array) -> int | None:
@@ -93,8 +93,8 @@ def first_repeat(keys: np.ndarray, topics: pa.Array, docs: pa.Array) -> int | No
     if len(repeated) == 0:
         return None
     rows = np.flatnonzero(np.isin(keys, repeated))
-    topic_ids = _plain(topics.take(int_array(rows)))
-    doc_ids = _plain(docs.take(int_array(rows)))
+    topic_ids = decode(take(topics, int_array(rows)))
+    doc_ids = decode(take(docs, int_array(rows)))
     seen: set[tuple[str, str]] = set()
     for row, pair in zip(rows, zip(topic_ids.to_pylist(), doc_ids.to_pylist(), strict=True),
                          strict=True):
@@ -145,7 +145,3 @@ def _finalise(values: np.ndarray) -> np.ndarray:
     values *= _MIX_2
     values ^= values >> np.uint64(31)
     return values
-
-
-def _plain(values: pa.Array) -> pa.Array:
-    return values.dictionary_decode() if isinstance(values, pa.DictionaryArray) else values

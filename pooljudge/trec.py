@@ -262,8 +262,10 @@ def _strings(column: pa.ChunkedArray) -> pd.Series:
     return pd.Series(column.to_pandas(), copy=False).astype(object)
 
 
-def _decoded(column: pa.DictionaryArray) -> pd.Series:
-    return _strings(pa.chunked_array([column.dictionary_decode()]))
+def _decoded(column: pa.Array) -> pd.Series:
+    if isinstance(column, pa.DictionaryArray):
+        column = column.dictionary_decode()
+    return _strings(pa.chunked_array([column]))
 
 
 def _write_lines(path: PathLike, lines: Iterable[str]) -> None:

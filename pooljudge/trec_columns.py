@@ -8,7 +8,9 @@ blank or one tab between fields are parsed as they are; anything else (repeated 
 CRs, ``#`` comment lines) is normalised first with C-speed ``bytes`` operations. A run line may
 carry fields after the run tag: they are ignored, as trec_eval does (qrels lines must have exactly
 four fields). Only when parsing or a check on the columns fails does a line-by-line scan run, to
-name the exact ``path:line``.
+name the exact ``path:line``. :func:`parse_run_bytes` and :func:`encode_run_table` parse and
+check pieces of a run the same way (for :mod:`pooljudge.run_blocks`), reporting a failure
+instead of naming its line.
 """
 
 from __future__ import annotations
@@ -20,9 +22,9 @@ from typing import NamedTuple
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from pooljudge.arrow_compute import dictionary_encode, indices_nonzero, not_equal, take
 from pooljudge.arrow_numpy import int_array, numpy_of
 from pooljudge.csv_blocks import PARSE_ERRORS, first_failing_line, read_csv_blocks
 from pooljudge.errors import InputError
@@ -38,11 +40,14 @@ __all__ = [
     "encode",
     "encode_grouped",
     "encode_run",
+    "encode_run_table",
     "first_duplicate",
     "int_array",
     "numpy_of",
     "parse",
+    "parse_bytes",
     "parse_run",
+    "parse_run_bytes",
     "read_qrels_columns",
     "read_run_columns",
 ]
@@ -51,6 +56,7 @@ RUN_FIELDS = ("topic", "q0", "doc", "rank", "score", "tag")
 QRELS_FIELDS = ("topic", "iteration", "doc", "label")
 _RUN_USED = ("topic", "doc", "score")
 _QRELS_USED = ("topic", "doc", "label")
+_RUN_TYPES = {"score": pa.float64()}
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 _COMMENT_LINE = re.compile(rb"(?m)^[ \t]*#[^\n]*")
 
@@ -70,11 +76,16 @@ class RunColumns(NamedTuple):
 
 
 class QrelsColumns(NamedTuple):
-    """Checked qrels as arrays in file order: dictionary-encoded ids, int64 labels."""
+    """Checked qrels as arrays in file order: dictionary-encoded topic ids, doc ids, int64 labels.
+
+    As for :class:`RunColumns`, read from a file ``doc`` holds plain strings and ``doc_hash``
+    their hashes; encoded from a DataFrame, ``doc`` is dictionary-encoded and ``doc_hash`` None.
+    """
 
     topic: pa.DictionaryArray
-    doc: pa.DictionaryArray
+    doc: pa.Array
     label: np.ndarray
+    doc_hash: np.ndarray | None = None
 
 
 def read_run_columns(path: PathLike) -> RunColumns:
@@ -90,17 +101,37 @@ def parse_run(path: PathLike, *, tag: bool = False) -> pa.Table:
     finite number, undecodable bytes, or an empty file.
     """
     used = (*_RUN_USED, "tag") if tag else _RUN_USED
-    table = parse(path, RUN_FIELDS, used, {"score": pa.float64()}, _check_run_line,
-                  extra_fields=True)
-    score = numpy_of(table["score"])
-    bad = ~np.isfinite(score)
-    if bad.any():
-        fail_at_row(path, int(np.argmax(bad)), "score is not a finite number")
+    table = parse(path, RUN_FIELDS, used, _RUN_TYPES, _check_run_line, extra_fields=True)
+    row = _first_infinite(table)
+    if row is not None:
+        fail_at_row(path, row, "score is not a finite number")
     return table
 
 
+def parse_run_bytes(raw: bytes) -> pa.Table | None:
+    """:func:`parse_run` (without ``tag``) on whole lines of bytes: None when a line does not
+    parse or a score is not finite (then :func:`parse_run` on the file names the line)."""
+    table = parse_bytes(raw, RUN_FIELDS, _RUN_USED, _RUN_TYPES, extra_fields=True)
+    return None if table is None or _first_infinite(table) is not None else table
+
+
+def _first_infinite(table: pa.Table) -> int | None:
+    """The first row whose score is not finite, or None."""
+    bad = ~np.isfinite(numpy_of(table["score"]))
+    return int(np.argmax(bad)) if bad.any() else None
+
+
 def encode_run(table: pa.Table, path: PathLike) -> RunColumns:
-    """Encode a parsed run; raises InputError (``path:line``) for a document twice in a topic.
+    """Encode a parsed run; raises InputError (``path:line``) for a document twice in a topic."""
+    columns, row = encode_run_table(table)
+    if row is not None:
+        doc = _id(columns.doc[row])
+        fail_at_row(path, row, f"document listed twice for topic {columns.topic[row]}: {doc}")
+    return columns
+
+
+def encode_run_table(table: pa.Table) -> tuple[RunColumns, int | None]:
+    """A parsed run encoded, and the row of the first document listed twice in a topic (None).
 
     Doc ids stay strings: a repeated (topic, doc) pair is found by sorting 64-bit pair keys and
     confirmed on the strings (:mod:`pooljudge.string_keys`), with no string hash table.
@@ -109,42 +140,42 @@ def encode_run(table: pa.Table, path: PathLike) -> RunColumns:
     doc = _array(table["doc"])
     doc_hash = string_hashes(doc)
     row = first_repeat(pair_keys(numpy_of(topic.indices), doc_hash), topic, doc)
-    if row is not None:
-        fail_at_row(path, row, f"document listed twice for topic {topic[row]}: {_id(doc[row])}")
-    return RunColumns(topic, doc, numpy_of(table["score"]), doc_hash)
+    return RunColumns(topic, doc, numpy_of(table["score"]), doc_hash), row
 
 
 def read_qrels_columns(path: PathLike) -> QrelsColumns:
     """Read and check qrels as arrays; InputError (``path:line``) as for runs, for a label that
     is not an integer and a document judged twice for one topic."""
-    table = parse(path, QRELS_FIELDS, _QRELS_USED, {"label": pa.int64()}, _check_qrels_line)
-    topic, doc = encode_grouped(table["topic"]), encode(table["doc"])
-    row = first_duplicate(topic, doc)
+    table = parse(path, QRELS_FIELDS, _QRELS_USED, {"label": pa.int64()}, _check_qrels_line,
+                  prepare=_unsigned_labels)
+    topic, doc = encode_grouped(table["topic"]), _array(table["doc"])
+    doc_hash = string_hashes(doc)
+    row = first_repeat(pair_keys(numpy_of(topic.indices), doc_hash), topic, doc)
     if row is not None:
         fail_at_row(path, row, f"document judged twice for topic {topic[row]}: {_id(doc[row])}")
-    return QrelsColumns(topic, doc, numpy_of(table["label"]).astype(np.int64))
+    return QrelsColumns(topic, doc, numpy_of(table["label"]).astype(np.int64), doc_hash)
 
 
 def encode(column: pa.ChunkedArray | pa.Array) -> pa.DictionaryArray:
     """Dictionary-encode a string column, codes in first-appearance order."""
-    return pc.dictionary_encode(_array(column))
+    return dictionary_encode(_array(column))
 
 
 def encode_grouped(column: pa.ChunkedArray | pa.Array) -> pa.DictionaryArray:
     """Dictionary-encode ids that mostly come in runs of equal values (a run's topics).
 
-    Only the first row of each run of equal values is hashed; the codes equal
-    ``pc.dictionary_encode``'s (first-appearance order) for any row order. An ungrouped column
-    simply has more, shorter runs.
+    Only the first row of each run of equal values is hashed; the codes equal those of
+    ``pyarrow.compute.dictionary_encode`` (first-appearance order) for any row order. An
+    ungrouped column simply has more, shorter runs.
     """
     column = _array(column)
     n = len(column)
     if n < 2:
-        return pc.dictionary_encode(column)
-    change = pc.not_equal(column.slice(1), column.slice(0, n - 1))
+        return dictionary_encode(column)
+    change = not_equal(column.slice(1), column.slice(0, n - 1))
     heads = np.zeros(1 + change.true_count, dtype=np.int64)
-    heads[1:] = numpy_of(pc.indices_nonzero(change)) + 1
-    encoded = pc.dictionary_encode(column.take(int_array(heads)))
+    heads[1:] = numpy_of(indices_nonzero(change)) + 1
+    encoded = dictionary_encode(take(column, int_array(heads)))
     indices = np.repeat(numpy_of(encoded.indices), np.diff(np.append(heads, n)))
     return pa.DictionaryArray.from_arrays(int_array(indices.astype(np.int32)), encoded.dictionary)
 
@@ -167,29 +198,60 @@ def first_duplicate(topic: pa.DictionaryArray, doc: pa.DictionaryArray) -> int |
 
 def parse(path: PathLike, fields: tuple[str, ...], used: tuple[str, ...], types: dict,
           check_line: Callable[[list[str]], str | None], *,
-          extra_fields: bool = False) -> pa.Table:
+          extra_fields: bool = False,
+          prepare: Callable[[bytes], bytes] | None = None) -> pa.Table:
     """Parse whitespace-separated ``fields`` fast, keeping the ``used`` ones; on failure locate
     the bad line and raise InputError. With ``extra_fields``, fields after the last of
-    ``fields`` are dropped instead of making the line malformed."""
+    ``fields`` are dropped instead of making the line malformed. ``prepare`` rewrites the bytes
+    first (it must keep every line where it is)."""
     raw = read_bytes(path)
-    table = None
-    if b"#" not in raw and b"\r" not in raw:
-        if b"\t" not in raw:
-            table = _read_table(raw, fields, used, types, delimiter=" ")
-        elif b" " not in raw:
-            table = _read_table(raw, fields, used, types, delimiter="\t")
-    if table is None:
-        normalised = _normalise(raw)
-        table = _read_table(normalised, fields, used, types, delimiter=" ")
-        if table is None and extra_fields:
-            normalised = _drop_extra_fields(normalised, len(fields))
-            table = _read_table(normalised, fields, used, types, delimiter=" ")
+    if prepare is not None:
+        raw = prepare(raw)
+    table = parse_bytes(raw, fields, used, types, extra_fields=extra_fields)
     if table is None or table.num_rows == 0:
         if next(iter(data_lines(raw)), None) is None:
             raise InputError("file has no data lines (only blanks and # comments)", path=path)
         _locate_bad_line(path, raw, len(fields), check_line, extra_fields=extra_fields)
         _bisect_bad_line(path, _normalise(raw), fields, used, types, extra_fields=extra_fields)
     return table
+
+
+def parse_bytes(raw: bytes, fields: tuple[str, ...], used: tuple[str, ...], types: dict, *,
+                extra_fields: bool = False) -> pa.Table | None:
+    """:func:`parse` on whole lines of bytes, without error reporting: None when they do not
+    parse. The table is the same for any cut of the lines into pieces.
+
+    Bytes with one blank (or one tab) between fields and none around them are parsed as they
+    are; anything else is :func:`_normalise`'d first.
+    """
+    if b"#" not in raw and b"\r" not in raw:
+        gap = b" " if b"\t" not in raw else b"\t" if b" " not in raw else None
+        if gap is not None and _single_gaps(raw, gap):
+            table = _read_table(raw, fields, used, types, delimiter=gap.decode())
+            if table is not None:
+                return table
+    normalised = _normalise(raw)
+    table = _read_table(normalised, fields, used, types, delimiter=" ")
+    if table is None and extra_fields:
+        normalised = _drop_extra_fields(normalised, len(fields))
+        table = _read_table(normalised, fields, used, types, delimiter=" ")
+    return table
+
+
+def _single_gaps(raw: bytes, gap: bytes, *, piece: int = 1 << 20) -> bool:
+    """Whether fields are separated by exactly one ``gap`` (a blank or a tab, the only such
+    byte in ``raw``) with none at a line's ends: an empty field would otherwise parse as an
+    empty id, where whitespace splitting sees none. False also for a blank line or a control
+    byte beside a gap. Checked with numpy, ``piece`` bytes at a time (``bytes`` searches for
+    two bytes are slower)."""
+    if raw.startswith(gap) or raw.endswith(gap):
+        return False
+    codes = np.frombuffer(raw, dtype=np.uint8)
+    for start in range(0, len(codes), piece):  # pieces overlap by one byte
+        separator = codes[start:start + piece + 1] <= ord(" ")  # gap, line end, control bytes
+        if np.logical_and(separator[1:], separator[:-1]).any():
+            return False
+    return True
 
 
 def _bisect_bad_line(path: PathLike, normalised: bytes, fields: tuple[str, ...],
@@ -227,7 +289,8 @@ def _read_table(data: bytes, fields: tuple[str, ...], used: tuple[str, ...], typ
                 delimiter: str) -> pa.Table | None:
     """pyarrow's CSV reader with one ``delimiter`` per field gap; None when the bytes do not fit.
 
-    Every line must have exactly ``len(fields)`` fields, also when only ``used`` are built.
+    Every line must have exactly ``len(fields)`` fields, also when only ``used`` are built. Text
+    is checked to be UTF-8 unless it is all ASCII (a fast test; the check costs a third).
     """
     column_types = {name: types.get(name, pa.string()) for name in used}
     try:
@@ -237,7 +300,8 @@ def _read_table(data: bytes, fields: tuple[str, ...], used: tuple[str, ...], typ
                                              ignore_empty_lines=True),
             convert_options=pacsv.ConvertOptions(column_types=column_types,
                                                  include_columns=list(used),
-                                                 null_values=[], strings_can_be_null=False),
+                                                 null_values=[], strings_can_be_null=False,
+                                                 check_utf8=not data.isascii()),
         )
     except PARSE_ERRORS:
         return None
@@ -298,6 +362,15 @@ def _check_run_line(fields: list[str]) -> str | None:
     except ValueError:
         return f"score is not a number: {clip(fields[4])}"
     return None if math.isfinite(score) else f"score is not a finite number: {clip(fields[4])}"
+
+
+_PLUS_LABEL = re.compile(rb"([ \t])\+([0-9]+[ \t]*\r?(?:\n|\Z))")
+
+
+def _unsigned_labels(raw: bytes) -> bytes:
+    """Qrels bytes with a leading ``+`` dropped from labels (``+1`` is 1, as trec_eval's
+    ``atol`` reads it); only a line's last field is touched, and lines stay where they are."""
+    return _PLUS_LABEL.sub(rb"\1\2", raw) if b"+" in raw else raw
 
 
 def _check_qrels_line(fields: list[str]) -> str | None:

@@ -17,6 +17,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+from annotate.ui.keys import KEYBOARD
 from pooljudge.cli.serve_cmd import streamlit_command
 
 __all__ = [
@@ -127,15 +128,21 @@ def wait_keys_ready(page) -> None:
     Streamlit binds a button's shortcut (hotkeys-js, ``window.hotkeys``) in a React effect after
     the button is drawn; on a busy machine that came up to a second after the run had finished,
     and a key pressed in between was silently lost (measured with two browsers on two cores).
+    The judging page's own keys (:mod:`annotate.ui.keyboard`) count once its script listens.
     """
     page.wait_for_function(
-        """() => {
+        """(scriptKey) => {
             const shown = [...document.querySelectorAll('[aria-label^="Shortcut "]')]
                 .map(el => el.getAttribute('aria-label').slice(9).toLowerCase());
+            const script = window.__pooljudgeKeyboard;
+            if (document.querySelector(`.st-key-${scriptKey}`) && !(script && script.handlers)) {
+                return false;
+            }
             if (!window.hotkeys) return shown.length === 0;
             const bound = new Set(window.hotkeys.getAllKeyCodes().map(k => k.shortcut));
             return shown.every(key => bound.has(key));
-        }"""
+        }""",
+        arg=KEYBOARD,
     )
 
 

@@ -5,7 +5,9 @@ per-topic budget. The queue follows a static order or an adaptive policy (MTF, M
 Thompson sampling) that learns from the judgments; every pair's rank in each run is stored.
 The label scale is an editable table (value, name, description) that starts from a preset or
 from a JSON file in the format of ``pooljudge init --scale FILE.json``; it sits above the form
-so that choosing a start refills it at once. The campaign and its people are stored in one
+so that choosing a start refills it at once. The judging page's keys are an optional JSON key
+map (as ``pooljudge init --keys FILE.json``), checked against the scale before anything is
+stored. The campaign and its people are stored in one
 transaction (all or nothing); the new login links are shown once, to copy (tokens are stored
 only as hashes).
 
@@ -27,6 +29,7 @@ from sqlalchemy import Engine
 from annotate import store
 from annotate.adaptive_queue import run_ranks
 from annotate.db import session_scope
+from annotate.keymap import ACTIONS, DEFAULT_KEYS, NAMED_KEYS, KeyMap
 from annotate.records import ADAPTIVE_ORDERS, JUDGING_ORDERS, LabelScale
 from annotate.ui import keys
 from annotate.ui.people import Link, add_people, app_address, parse_people, show_links
@@ -37,12 +40,19 @@ from pooling.static_orders import STATIC_ORDERS, static_order
 from pooljudge.errors import InputError
 
 __all__ = ["SCALES", "SCALE_FROM_FILE", "CampaignSettings", "create_campaign",
-           "create_from_uploads", "render_create", "scale_from_table", "scale_table"]
+           "create_from_uploads", "keymap_from_text", "render_create", "scale_from_table",
+           "scale_table"]
 
 SCALES = {"binary (0–1)": (0, 1), "graded 0–2": (0, 2), "graded 0–3": (0, 3)}
 SCALE_FROM_FILE = "a JSON file (as `pooljudge init --scale FILE.json`)"
 QUEUES = {**JUDGING_ORDERS, **{k: f"adaptive — {v}" for k, v in ADAPTIVE_ORDERS.items()}}
 _SCALE_SOURCE = "label scale"
+KEYS_EXAMPLE = '{"label:0": "a", "label:1": "l", "skip": "x", "page_down": ["Space", "PageDown"]}'
+KEYS_HELP = (
+    "Actions: label:VALUE (one per label), " + ", ".join(ACTIONS) + ". A key is one letter, "
+    "digit or punctuation mark, or " + ", ".join(NAMED_KEYS) + ". Defaults: a one-digit label "
+    "by its digit, " + "; ".join(f"{a} {' '.join(k)}" for a, k in DEFAULT_KEYS.items())
+    + ". c and r are Streamlit's; Esc and Enter leave the comment box.")
 
 
 @dataclass(frozen=True)
@@ -59,6 +69,7 @@ class CampaignSettings:
     guidelines: str = ""
     show_others_labels: bool = False
     people: tuple[tuple[str, str], ...] = ()
+    keymap: KeyMap | None = None
 
 
 def create_campaign(engine: Engine, settings: CampaignSettings, *, topics: pd.DataFrame,
@@ -78,7 +89,7 @@ def create_campaign(engine: Engine, settings: CampaignSettings, *, topics: pd.Da
             order=settings.queue, guidelines=settings.guidelines,
             show_others_labels=settings.show_others_labels, topics=topics, documents=documents,
             pool=ordered[["topic", "doc", "order", "best_rank", "runs"]],
-            run_ranks=run_ranks(pool))
+            run_ranks=run_ranks(pool), keymap=settings.keymap)
         return add_people(session, campaign=settings.name, people=settings.people,
                           address=address)
 
@@ -133,7 +144,8 @@ def render_create(engine: Engine) -> None:
         if scale is None:
             raise InputError("the label scale above is not complete: fix it first")
         people = tuple(parse_people(values.pop("people")))
-        settings = CampaignSettings(scale=scale, people=people, **values)
+        keymap = keymap_from_text(values.pop("keys"), scale)
+        settings = CampaignSettings(scale=scale, people=people, keymap=keymap, **values)
         links = create_from_uploads(engine, settings, **files)
     except (InputError, ValueError) as exc:
         st.error(md_escape(f"Nothing was created: {exc}"))
@@ -195,10 +207,19 @@ def _form_inputs() -> tuple[dict, dict]:
     guidelines = st.text_area("Guidelines (shown to annotators)", key=keys.CREATE_GUIDELINES)
     people = st.text_area("People, one per line: `name` or `name,role` "
                           "(role: annotator, adjudicator, admin)", key=keys.CREATE_PEOPLE)
+    keymap = st.text_area("Keys of the judging page (optional JSON, action: key; empty for "
+                          "the defaults)", key=keys.CREATE_KEYS, placeholder=KEYS_EXAMPLE,
+                          help=KEYS_HELP)
     return {"name": name.strip(), "depth": int(depth), "budget": int(budget) or None,
             "pooling": pooling, "overlap": int(overlap), "queue": queue,
             "guidelines": guidelines, "show_others_labels": bool(show_others),
-            "people": people}, files
+            "people": people, "keys": keymap}, files
+
+
+def keymap_from_text(text: str, scale: LabelScale) -> KeyMap | None:
+    """The key map typed on the page, checked against ``scale``; None when left empty.
+    InputError for a clash, an unknown action or key, or text that is not a JSON object."""
+    return KeyMap.from_text(text, labels=scale.values) if text.strip() else None
 
 
 def _uploader(label: str, *, key: str, multiple: bool = False, types: list[str] | None = None):

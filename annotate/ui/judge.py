@@ -12,8 +12,15 @@ State machine (session state, keys in :mod:`annotate.ui.keys`):
 - Speed: the judging area is a fragment, so a press reruns only it. The press costs one write
   transaction in the callback (the judgment and the next claim together) and one read-only
   transaction in the rerun (login check, progress from counters, the last hour's pace).
-- Shortcuts: the buttons on screen and the key hint under them come from one list
-  (:func:`_nav_buttons` and the label buttons), so the hint names exactly the keys bound.
+- Keys: the campaign's key map (:mod:`annotate.keymap`). The buttons' shortcuts are
+  Streamlit's; the page's own keys (comment, legend, scrolling, Esc and Enter in the comment
+  box) are :mod:`annotate.ui.keyboard`'s. The legend (``?``) is built from the buttons drawn
+  (:func:`_nav_buttons` and the label buttons) plus the page keys, so it names exactly the keys
+  bound. The comment box never keeps the keyboard: Esc leaves it, Enter keeps the comment and
+  leaves it, and the next label key labels the pair with the comment.
+- Layout: progress, then the buttons and the comment box, then topic and document side by side,
+  the document scrolling in a frame that fills the rest of the screen (a laptop's 1280x720
+  shows the buttons and the document's start without scrolling).
 
 The page never receives runs, ranks, or (unless the campaign allows it) other people's labels.
 """
@@ -30,15 +37,19 @@ from sqlalchemy import Engine
 
 from annotate import store
 from annotate.db import session_scope
+from annotate.keymap import KeyMap, label_action
 from annotate.records import AnnotatorInfo, CampaignInfo, JudgmentRecord, PairView
 from annotate.store import DuplicateWrite
 from annotate.store_progress import PACE, TimeLeft, time_left
 from annotate.ui import keys
+from annotate.ui.keyboard import mount_keyboard
 from annotate.ui.render import (
     caption_html,
     document_html,
     duration_text,
     keys_html,
+    label_line,
+    legend_html,
     md_escape,
     query_terms,
     text_html,
@@ -50,7 +61,7 @@ __all__ = ["DISPLAYED", "render"]
 DISPLAYED = "pj_displayed"
 NOT_STORED = ("Not saved: the database could not store it (a full disk or a lost connection). "
               "The document stays on screen: press the key again once it is back.")
-_RESERVED_SHORTCUTS = frozenset({"c", "r"})
+COMMENT_PLACEHOLDER = "Optional comment, saved with the label"
 
 
 def render(engine: Engine, user: AnnotatorInfo) -> None:
@@ -59,12 +70,14 @@ def render(engine: Engine, user: AnnotatorInfo) -> None:
     in the callback, one read-only transaction in the rerun), not the app around it."""
     with session_scope(engine, readonly=True) as session:
         campaign = store.get_campaign(session, name=user.campaign_name)
+        keymap = store.campaign_keymap(session, campaign=campaign.name)
     _sidebar(campaign)
-    _judging(engine, user, campaign)
+    _judging(engine, user, campaign, keymap)
 
 
 @st.fragment
-def _judging(engine: Engine, user: AnnotatorInfo, campaign: CampaignInfo) -> None:
+def _judging(engine: Engine, user: AnnotatorInfo, campaign: CampaignInfo,
+             keymap: KeyMap) -> None:
     """The pair, its buttons and the progress (everything a press changes)."""
     state = st.session_state
     if state.get(keys.CURRENT) is None and not state.get(keys.BACK_STEPS):
@@ -85,26 +98,36 @@ def _judging(engine: Engine, user: AnnotatorInfo, campaign: CampaignInfo) -> Non
                   if campaign.show_others_labels and view is not None else [])
     if not still_in:
         st.rerun(scope="app")
+    mount_keyboard(keymap)
     _progress(progress, left, view)
     if view is None:
-        st.success("Nothing left to judge for you right now. Thank you!",
-                   icon=":material/done_all:")
-        if judged_before:
-            back = _Nav(keys.back_key(0), "Back to my last judgment", "b",
-                        "back to my last judgment", _on_back)
-            st.button(back.label, key=back.key, on_click=back.on_click, shortcut=back.shortcut)
-            st.html(keys_html([(back.shortcut, back.hint)]))
+        _nothing_left(keymap, judged_before)
         return
     if state.get(DISPLAYED) != view.pair_id:
         state[DISPLAYED] = view.pair_id
         state[keys.SHOWN_AT] = time.monotonic()
-    if flash := state.pop(keys.FLASH, None):
-        st.html(caption_html(flash))
-    _pair(view, campaign, earlier)
-    _controls(engine, user, campaign, view, earlier)
+    if earlier is not None:
+        name = md_escape(_label_name(campaign, earlier.label))
+        st.warning(f"You are changing an earlier judgment (your label: {earlier.label} · {name}). "
+                   "A new label is stored as a new version; the old one is kept.",
+                   icon=":material/history:")
+    _controls(engine, user, campaign, keymap, view, earlier)
+    _pair(view)
     if others:
         st.html(caption_html("Other annotators: " + ", ".join(f"{a}: {lab}" for a, lab in others),
                              css_class="pj-others"))
+
+
+def _nothing_left(keymap: KeyMap, judged_before: bool) -> None:
+    """The end of the queue: a thank-you, and the way back to the last judgment."""
+    st.success("Nothing left to judge for you right now. Thank you!", icon=":material/done_all:")
+    lines: list[tuple[tuple[str, ...], str]] = []
+    if judged_before:
+        back = _Nav(keys.back_key(0), "Back to my last judgment", keymap.shortcut("back"),
+                    "back to my last judgment", _on_back)
+        st.button(back.label, key=back.key, on_click=back.on_click, shortcut=back.shortcut)
+        lines = [((back.shortcut,), back.hint)] if back.shortcut else []
+    st.html(legend_html(lines + keymap.page_lines(document=False)))
 
 
 @st.cache_data(ttl=300, show_spinner=False)
@@ -128,13 +151,9 @@ def _displayed_pair(session, user: AnnotatorInfo) -> tuple[PairView | None, Judg
     return state.get(keys.CURRENT), None
 
 
-def _pair(view: PairView, campaign: CampaignInfo, earlier: JudgmentRecord | None) -> None:
+def _pair(view: PairView) -> None:
+    """The topic card and the document in its scrolling frame."""
     terms = query_terms(view.topic_title)
-    if earlier is not None:
-        name = md_escape(_label_name(campaign, earlier.label))
-        st.warning(f"You are changing an earlier judgment (your label: {earlier.label} · {name}). "
-                   "A new label is stored as a new version; the old one is kept.",
-                   icon=":material/history:")
     topic, document = st.columns([1, 2], gap="medium")
     with topic, st.container(border=True):  # few elements: each one costs a browser render
         st.html(caption_html(f"Topic {view.topic_id}")
@@ -153,54 +172,69 @@ class _Nav:
 
     key: str
     label: str
-    shortcut: str
+    shortcut: str | None
     hint: str
     on_click: Callable[..., None]
     args: tuple = ()
 
 
-def _nav_buttons(engine: Engine, user: AnnotatorInfo, view: PairView,
+def _nav_buttons(engine: Engine, user: AnnotatorInfo, keymap: KeyMap, view: PairView,
                  earlier: JudgmentRecord | None) -> tuple[_Nav, _Nav]:
     """Skip (new pair) or back to new pairs (earlier pair), then previous pair."""
-    forward = (_Nav(keys.skip_key(view.pair_id), "Skip for now", "s", "skip", _on_skip,
-                    (engine, user.id, view.pair_id)) if earlier is None
-               else _Nav(keys.FORWARD, "Back to new pairs", "n", "back to new pairs",
-                         _on_forward))
-    return forward, _Nav(keys.back_key(view.pair_id), "Previous pair", "b", "previous pair",
-                         _on_back)
+    forward = (_Nav(keys.skip_key(view.pair_id), "Skip for now", keymap.shortcut("skip"),
+                    "skip for now", _on_skip, (engine, user.id, view.pair_id))
+               if earlier is None
+               else _Nav(keys.FORWARD, "Back to new pairs", keymap.shortcut("forward"),
+                         "back to new pairs", _on_forward))
+    return forward, _Nav(keys.back_key(view.pair_id), "Previous pair", keymap.shortcut("back"),
+                         "previous pair", _on_back)
 
 
-def _label_shortcut(value: int) -> str | None:
-    """A label's digit key, for one-digit values other than Streamlit's own keys."""
-    digit = str(value)
-    return digit if len(digit) == 1 and digit not in _RESERVED_SHORTCUTS else None
-
-
-def _controls(engine: Engine, user: AnnotatorInfo, campaign: CampaignInfo, view: PairView,
-              earlier: JudgmentRecord | None) -> None:
+def _controls(engine: Engine, user: AnnotatorInfo, campaign: CampaignInfo, keymap: KeyMap,
+              view: PairView, earlier: JudgmentRecord | None) -> None:
+    """The label buttons, a row of their own (a label wraps, never cut); then skip and back,
+    the comment box and the last action's message (or a key hint); the legend of every key."""
+    lines: list[tuple[tuple[str, ...], str]] = []
     labels = campaign.scale.labels
-    columns = st.columns(len(labels) + 2)
-    hint: list[tuple[str, str]] = []
-    for column, label in zip(columns, labels, strict=False):
-        shortcut = _label_shortcut(label.value)
+    for column, label in zip(st.columns(len(labels), gap="small"), labels, strict=True):
+        shortcut = keymap.shortcut(label_action(label.value))
         chosen = earlier is not None and earlier.label == label.value
         column.button(f"{label.value} · {md_escape(label.name)}",
                       key=keys.label_key(view.pair_id, label.value),
                       help=md_escape(label.description) or None,
-                      type="primary" if chosen else "secondary",
+                      type="primary" if chosen else "secondary", wrap=True,
                       shortcut=shortcut, on_click=_on_label, width="stretch",
                       args=(engine, user.id, view, label.value,
                             1 if earlier is None else earlier.version + 1))
         if shortcut is not None:
-            hint.append((shortcut, label.name))
-    for column, nav in zip(columns[-2:], _nav_buttons(engine, user, view, earlier),
+            lines.append(((shortcut,), label.name))
+    *buttons, comment, note = st.columns([1, 1, 3, 2], gap="small", vertical_alignment="center")
+    for column, nav in zip(buttons, _nav_buttons(engine, user, keymap, view, earlier),
                            strict=True):
         column.button(nav.label, key=nav.key, on_click=nav.on_click, args=nav.args,
                       shortcut=nav.shortcut, width="stretch")
-        hint.append((nav.shortcut, nav.hint))
-    st.text_input("Comment (optional, saved with your label)", key=keys.comment_key(view.pair_id),
-                  placeholder="e.g. relevant only for its second paragraph")
-    st.html(keys_html(hint))
+        if nav.shortcut is not None:
+            lines.append(((nav.shortcut,), nav.hint))
+    comment.text_input("Comment", key=keys.comment_key(view.pair_id),
+                       label_visibility="collapsed", placeholder=_placeholder(keymap))
+    flash = st.session_state.pop(keys.FLASH, None)
+    note.html(caption_html(flash) if flash else keys_html(_hint(keymap)))
+    st.html(legend_html(lines + keymap.page_lines()))
+
+
+def _placeholder(keymap: KeyMap) -> str:
+    """The comment box's hint: what it is for, and the keys into and out of it."""
+    focus = keymap.bindings["comment"]
+    into = f"{focus[0]} to type, " if focus else ""
+    return f"{COMMENT_PLACEHOLDER} · {into}Enter to keep"
+
+
+def _hint(keymap: KeyMap) -> list[tuple[str, str]]:
+    """The short key hint beside the comment box: scrolling, and the legend's key."""
+    scroll = [k for a in ("page_down", "line_down", "line_up") for k in keymap.bindings[a][:1]]
+    legend = keymap.bindings["legend"]
+    return (([(" ".join(scroll), "scroll")] if scroll else [])
+            + ([(legend[0], "all keys")] if legend else []))
 
 
 def _on_label(engine: Engine, annotator_id: int, view: PairView, label: int,
@@ -274,7 +308,8 @@ def _progress(progress: pd.DataFrame, left: TimeLeft, view: PairView | None) -> 
     """Topic and campaign progress bars, the person's count and the campaign's time left."""
     done = int(progress["judgments_done"].sum()) if len(progress) else 0
     needed = int(progress["judgments_needed"].sum()) if len(progress) else 0
-    topic, overall = st.columns(2)
+    topic, overall, mine_column = st.columns([1, 1, 1.5], gap="medium",
+                                             vertical_alignment="bottom")
     if view is not None:
         row = progress.loc[progress["topic"] == view.topic_id]
         t_done = int(row["judgments_done"].sum())
@@ -284,8 +319,8 @@ def _progress(progress: pd.DataFrame, left: TimeLeft, view: PairView | None) -> 
     overall.progress(done / needed if needed else 1.0,
                      text=f"Campaign: {done} of {needed} judgments")
     mine = int(progress["annotator_done"].sum()) if "annotator_done" in progress else 0
-    st.caption(f"You judged {mine} pairs. Time left for the campaign {PACE}: "
-               f"{duration_text(left.hours)}.")
+    mine_column.caption(f"You judged {mine} pairs. Time left for the campaign {PACE}: "
+                        f"{duration_text(left.hours)}.")
 
 
 def _sidebar(campaign: CampaignInfo) -> None:
@@ -294,4 +329,4 @@ def _sidebar(campaign: CampaignInfo) -> None:
             st.html(text_html(campaign.guidelines or "No guidelines were given."))
         with st.expander("Labels", expanded=False):
             for lab in campaign.scale.labels:
-                st.html(text_html(f"{lab.value} · {lab.name}: {lab.description}"))
+                st.html(text_html(label_line(lab.value, lab.name, lab.description)))

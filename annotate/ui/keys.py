@@ -22,6 +22,7 @@ PEOPLE_FLASH = "pj_people_flash"  # (kind, message) of the last add or removal o
 
 # --- widget keys (fixed) ------------------------------------------------------------------------
 FORWARD = "forward"              # leave the earlier pairs, back to new ones
+KEYBOARD = "pj_keyboard"         # the judging page's key script (annotate.ui.keyboard)
 CAMPAIGN_PICKER = "campaign_picker"
 CREATE_FORM = "create_form"
 CREATE_SUBMIT = "create_submit"
@@ -35,6 +36,7 @@ CREATE_POOLING = "create_pooling"
 CREATE_OVERLAP = "create_overlap"
 CREATE_QUEUE = "create_queue"
 CREATE_GUIDELINES = "create_guidelines"
+CREATE_KEYS = "create_keys"      # the judging page's key map (JSON, as `pooljudge init --keys`)
 CREATE_PEOPLE = "create_people"
 SHOW_OTHERS = "show_others_labels"
 SCALE_PRESET = "scale_preset"    # the label scale the table starts from (outside the form)

@@ -4,7 +4,8 @@ Document and topic text come from whoever uploaded the collection, so they are t
 hostile. Matches are found on the *raw* text and every piece is escaped on its own with
 :func:`html.escape` (quotes included), so the only tags in the output are the ones built here
 (``div``, ``h3``, ``mark``) and a term such as ``amp`` can never split an entity like ``&amp;``.
-Long documents scroll inside a frame of fixed height, so the label buttons never move.
+Long documents scroll inside a frame that fills the rest of the screen, so the label buttons
+never move.
 """
 
 from __future__ import annotations
@@ -15,12 +16,17 @@ from collections.abc import Iterable
 
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
+from annotate.ui.keys import KEYBOARD
+
 __all__ = [
-    "FRAME_HEIGHT_PX", "JOINER", "STYLE", "caption_html", "document_html", "duration_text",
-    "highlight", "keys_html", "md_escape", "query_terms", "text_html",
+    "ABOVE_FRAME", "JOINER", "STYLE", "caption_html", "document_html", "duration_text",
+    "highlight", "keys_html", "label_line", "legend_html", "md_escape", "query_terms",
+    "text_html",
 ]
 
-FRAME_HEIGHT_PX = 480
+# Where the document frame starts on the judging page until its script has measured it (see
+# annotate.ui.keyboard): the frame takes the rest of the screen, at least 14rem.
+ABOVE_FRAME = "19rem"
 _WORD = re.compile(r"\w+")
 # CommonMark lets a backslash escape any ASCII punctuation; escaping all of it also disarms
 # Streamlit's own syntax ($ math, :color[...] directives).
@@ -33,15 +39,34 @@ _BEFORE = re.compile(r"@|(?<=[wW]{3})\.")           # someone@example, www.examp
 _ARROW = re.compile(r"(?<!\S)(?:<->|->|<-|--|>=|<=|~=)(?!\S)")  # Streamlit's typography
 
 # One style block for the app: rendered once per page with st.html (styles only, no content).
+# The main area's padding is cut so the judging page fits a 1280x720 screen: buttons and the
+# document's start in view, the document scrolling in its own frame (as tall as the screen
+# allows, see annotate.ui.keyboard). A long unbroken line (``=====``) wraps inside the frame;
+# the document's id floats right of its title. The legend floats over the page while <body>
+# has the class ``pj-legend-open``; its and the key handler's slots take no room.
 STYLE = f"""<style>
+[data-testid="stMainBlockContainer"] {{ padding: 2.75rem 1.5rem 1rem; }}
 .pj-doc-title {{ margin: 0 0 .4rem 0; font-size: 1.15rem; font-weight: 600; }}
-.pj-doc-body {{ max-height: {FRAME_HEIGHT_PX}px; overflow-y: auto; white-space: pre-wrap;
+.pj-caption:has(+ .pj-doc) {{ float: right; margin: .2rem 0 0 1rem; }}
+.pj-doc-body {{ max-height: max(14rem, calc(100vh - var(--pj-frame-top, {ABOVE_FRAME}) - 1.5rem));
+  overflow-y: auto; white-space: pre-wrap; overflow-wrap: anywhere;
   font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .88rem; line-height: 1.45;
   padding: .6rem .8rem; border: 1px solid rgba(128,128,128,.35); border-radius: .4rem; }}
-.pj-text {{ white-space: pre-wrap; }}
+.pj-text {{ white-space: pre-wrap; overflow-wrap: anywhere; }}
 .pj-caption {{ font-size: .85rem; opacity: .7; margin-bottom: .2rem; }}
 .pj-doc-body mark, .pj-doc-title mark, .pj-text mark {{
   background: #ffe58a; color: inherit; padding: 0 .1em; }}
+.st-key-{KEYBOARD}, [data-testid="stElementContainer"]:has(.pj-legend) {{
+  position: absolute; width: 0; height: 0; overflow: visible; }}
+.pj-legend {{ display: none; position: fixed; right: 1.5rem; bottom: 1.5rem; z-index: 999999;
+  max-height: calc(100vh - 3rem); overflow-y: auto; min-width: 22rem; padding: .8rem 1rem;
+  background: #fff; color: #31333f; border: 1px solid rgba(49,51,63,.25); border-radius: .5rem;
+  box-shadow: 0 .4rem 1.2rem rgba(0,0,0,.18); font-size: .9rem; line-height: 1.6; }}
+body.pj-legend-open .pj-legend {{ display: block; }}
+.pj-legend-title {{ font-weight: 600; margin-bottom: .3rem; }}
+.pj-legend b {{ display: inline-block; min-width: 1.4em; padding: 0 .35em; margin-right: .15em;
+  border: 1px solid rgba(49,51,63,.3); border-radius: .25rem; font-family: ui-monospace,
+  monospace; font-size: .82rem; text-align: center; }}
 </style>"""
 
 
@@ -121,6 +146,22 @@ def keys_html(shortcuts: Iterable[tuple[str, str]]) -> str:
     items = " · ".join(f"<b>{html.escape(key, quote=True)}</b> {html.escape(what, quote=True)}"
                        for key, what in shortcuts)
     return f'<div class="pj-caption pj-keys">Keys: {items}</div>'
+
+
+def legend_html(lines: Iterable[tuple[Iterable[str], str]]) -> str:
+    """The key legend: one line per (keys, what they do), each key in bold; all escaped (label
+    names come from uploads). Hidden until ``<body>`` has the class ``pj-legend-open``."""
+    rows = "".join(
+        '<div class="pj-legend-row">'
+        + " / ".join(f"<b>{html.escape(key, quote=True)}</b>" for key in keys)
+        + f" {html.escape(what, quote=True)}</div>" for keys, what in lines)
+    return f'<div class="pj-legend"><div class="pj-legend-title">Keys</div>{rows}</div>'
+
+
+def label_line(value: int, name: str, description: str = "") -> str:
+    """``value · name``, then ``: description`` only when there is one (no dangling colon)."""
+    head = f"{value} · {name}"
+    return f"{head}: {description}" if description.strip() else head
 
 
 def document_html(title: str, text: str, terms: Iterable[str]) -> str:

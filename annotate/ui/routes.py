@@ -12,36 +12,48 @@ from pathlib import Path
 
 from annotate.records import ANNOTATOR_ROLES
 
-__all__ = ["PAGES", "ROUTES", "Route", "roles_of"]
+__all__ = ["PAGES", "ROUTES", "Route", "home_route", "roles_of"]
 
 PAGES = Path(__file__).resolve().parents[1] / "app_pages"
 
 
 @dataclass(frozen=True)
 class Route:
-    """A page: its file in ``app_pages/``, menu title and icon, URL path and allowed roles."""
+    """A page: its file in ``app_pages/``, menu title and icon, URL path, allowed roles, and
+    the roles whose login link opens it (``home_of``)."""
 
     file: str
     title: str
     icon: str
     url_path: str
     roles: frozenset[str]
+    home_of: frozenset[str] = frozenset()
 
 
 _ADMIN = frozenset({"admin"})
 
-# The first page a person may see is their default page.
+# The menu's order. A person's default page (what their login link opens) is home_route's.
 ROUTES: tuple[Route, ...] = (
     Route("judge.py", "Judge", ":material/gavel:", "judge", frozenset(ANNOTATOR_ROLES)),
     Route("adjudicate.py", "Adjudicate", ":material/balance:", "adjudicate",
           frozenset({"adjudicator", "admin"})),
-    Route("overview.py", "Overview", ":material/monitoring:", "overview", _ADMIN),
+    Route("overview.py", "Overview", ":material/monitoring:", "overview", _ADMIN, home_of=_ADMIN),
     Route("agreement.py", "Agreement", ":material/handshake:", "agreement", _ADMIN),
     Route("export.py", "Export", ":material/download:", "export", _ADMIN),
     Route("evaluate.py", "Evaluate runs", ":material/leaderboard:", "evaluate", _ADMIN),
     Route("create.py", "New campaign", ":material/add_circle:", "create", _ADMIN),
     Route("people.py", "People", ":material/group:", "people", _ADMIN),
 )
+
+
+def home_route(role: str) -> Route:
+    """The page a login link opens for ``role``: the route that is its home (an admin's is
+    Overview: they judge only on purpose, from the menu), else the first one it may see.
+    KeyError for a role no page allows."""
+    routes = [r for r in ROUTES if role in r.roles]
+    if not routes:
+        raise KeyError(f"no page for role {role!r}")
+    return next((r for r in routes if role in r.home_of), routes[0])
 
 
 def roles_of(page_file: str) -> frozenset[str]:

@@ -26,6 +26,7 @@ DESCRIPTION = (
 # Command name -> the module that registers it, in the order commands appear in --help.
 COMMANDS: dict[str, str] = {
     "eval": "eval_cmd",
+    "trec_eval": "trec_eval_cmd",
     "pool": "pool_cmd",
     "init": "campaign_cmd",
     "annotators": "campaign_cmd",

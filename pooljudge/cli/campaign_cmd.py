@@ -9,12 +9,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from annotate.links import DEFAULT_APP_URL, URL_ENV, configured_address, login_link
+from annotate.records import ANNOTATOR_ROLES, ASSIGN_MODES, JUDGING_ORDERS, MAX_LABELS
+from pooling.strategies import REGISTRY
 from pooljudge.cli.common import add_db_option, open_database, print_frame
 from pooljudge.cli.options import MAX_DEPTH, MAX_OVERLAP, positive_int, seed
 from pooljudge.errors import InputError, UsageError
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from annotate.keymap import KeyMap
+    from annotate.records import LabelScale
 
 __all__ = ["parse_scale", "register"]
 
@@ -60,8 +65,7 @@ def _judging_order(text: str) -> str:
 
 
 def _register_init(subparsers: argparse._SubParsersAction) -> None:
-    from annotate.records import ADAPTIVE_ORDERS, JUDGING_ORDERS, MAX_LABELS
-
+    adaptive = ", ".join(s.signature for s in REGISTRY.values() if s.kind == "adaptive")
     parser = subparsers.add_parser(
         "init", help="create a judging campaign from topics, documents and a pool",
         description="Create a judging campaign. Only the pool's topics and documents are stored.")
@@ -78,8 +82,8 @@ def _register_init(subparsers: argparse._SubParsersAction) -> None:
                         help=f"distinct annotators per pair (default 1, at most {MAX_OVERLAP})")
     parser.add_argument("--order", default="pool", metavar="ORDER", type=_judging_order,
                         help=f"judging order: static {', '.join(JUDGING_ORDERS)} (default "
-                        f"pool), or adaptive {', '.join(ADAPTIVE_ORDERS)} (pooling's grammar, "
-                        "e.g. 'maxmean(alpha=2)'; needs --runs)")
+                        f"pool), or adaptive {adaptive} (pooling's grammar, e.g. "
+                        "'maxmean(alpha=2)'; needs --runs)")
     parser.add_argument("--runs", nargs="+", metavar="RUN",
                         help="the runs the pool was made from: each pair's rank in them is "
                         "stored (an adaptive order learns from it)")
@@ -88,11 +92,17 @@ def _register_init(subparsers: argparse._SubParsersAction) -> None:
                         "best_rank)")
     parser.add_argument("--seed", type=seed, default=0,
                         help="seed of randomised orders (random, maxmean, thompson; default 0)")
-    parser.add_argument("--assign", default="pair", choices=("pair", "topic"),
+    parser.add_argument("--assign", default=ASSIGN_MODES[0], choices=ASSIGN_MODES,
                         help="assignment: any pair to anyone, or topics kept by who started them")
     parser.add_argument("--guidelines", metavar="FILE.md", help="judging guidelines (Markdown)")
     parser.add_argument("--show-others-labels", action="store_true",
                         help="let annotators see each other's labels")
+    parser.add_argument("--keys", metavar="FILE.json",
+                        help='the judging page\'s keys: a JSON object of action to key, e.g. '
+                        '{"label:0": "a", "skip": "x", "page_down": ["Space", "PageDown"]} '
+                        "(default: a one-digit label by its digit, s skip, b back, n forward, "
+                        "/ comment, ? legend, Space PageDown PageUp j k Home End scroll; c and r "
+                        "are Streamlit's)")
     add_db_option(parser)
     parser.set_defaults(handler=_init)
 
@@ -105,6 +115,7 @@ def _init(args: argparse.Namespace) -> int:
 
     order = _order(args)
     scale = args.scale
+    keymap = _keymap(args.keys, scale)
     guidelines = _read_text(args.guidelines) if args.guidelines else ""
     topics = read_topics(args.topics)
     documents = read_documents(args.docs)
@@ -116,11 +127,21 @@ def _init(args: argparse.Namespace) -> int:
             session, name=args.campaign, scale=scale, overlap=args.overlap, order=order,
             assign_mode=args.assign, guidelines=guidelines,
             show_others_labels=args.show_others_labels, topics=topics, documents=documents,
-            pool=pool, run_ranks=ranks, seed=args.seed)
+            pool=pool, run_ranks=ranks, seed=args.seed, keymap=keymap)
     print(f"campaign {info.name}: {pool['topic'].nunique()} topics, "
           f"{pool['doc'].nunique()} documents, {len(pool)} pairs, overlap {info.overlap}, "
           f"order {info.order}, assignment by {info.assign_mode}")
     return 0
+
+
+def _keymap(path: str | None, scale: LabelScale) -> KeyMap | None:
+    """``--keys FILE.json`` checked against the scale's labels (InputError naming the file and
+    the clash, unknown action or key); None without the option."""
+    if path is None:
+        return None
+    from annotate.keymap import KeyMap
+
+    return KeyMap.from_json(path, labels=scale.values)
 
 
 def _order(args: argparse.Namespace) -> str:
@@ -165,7 +186,7 @@ def _register_annotators(subparsers: argparse._SubParsersAction) -> None:
     actions.required = True
     add = actions.add_parser("add", help="add an annotator and print their login link")
     add.add_argument("name", metavar="NAME", help="the annotator's name (unique in the campaign)")
-    add.add_argument("--role", default="annotator", choices=("annotator", "adjudicator", "admin"),
+    add.add_argument("--role", default=ANNOTATOR_ROLES[0], choices=ANNOTATOR_ROLES,
                      help="annotator (default) judges; adjudicator also decides disagreements; "
                           "admin also manages the campaign")
     add.add_argument("--admin", action="store_true", help="same as --role admin")

@@ -7,16 +7,21 @@ import sys
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-import pyarrow as pa
-import pyarrow.compute as pc
-
+from annotate.consensus_policies import (
+    DEFAULT_POLICY,
+    DEFAULT_TIES,
+    POLICY_HELP,
+    TIES,
+    TIES_HELP,
+)
 from pooljudge.cli.common import add_db_option, open_database, print_frame
-from pooljudge.cli.options import int_range, positive_int
+from pooljudge.cli.options import described, int_range, positive_int
 from pooljudge.errors import InputError, UsageError
 from pooljudge.fileio import atomic_writer
 
 if TYPE_CHECKING:
     import pandas as pd
+    import pyarrow as pa
 
 __all__ = ["provenance_path", "register", "write_tsv"]
 
@@ -25,18 +30,17 @@ _LINES = 50_000  # provenance lines joined per write
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from annotate.consensus import POLICIES, TIES
-
     export = subparsers.add_parser(
         "export", help="write consensus qrels and their provenance",
         description="Write TREC qrels (topic 0 doc label) of the judged pairs, one label per pair "
                     "decided by --policy, and beside them a provenance TSV (per pair: the votes "
                     "and the rule that decided). Both are written to temporary names and "
                     "renamed.")
-    export.add_argument("--policy", default="majority", metavar="POLICY",
-                        help=f"one of {', '.join(POLICIES)} (default: majority)")
-    export.add_argument("--ties", choices=TIES, default="lower",
-                        help="majority ties: take the lower or higher label, or skip the pair")
+    export.add_argument("--policy", default=DEFAULT_POLICY, metavar="POLICY",
+                        help=f"how a pair's label is decided (default: {DEFAULT_POLICY}): "
+                             f"{described(POLICY_HELP)}")
+    export.add_argument("--ties", choices=TIES, default=DEFAULT_TIES,
+                        help=f"majority ties (default: {DEFAULT_TIES}): {described(TIES_HELP)}")
     export.add_argument("--binarize", type=int_range(), metavar="T",
                         help="write 1 for a decided label >= T, else 0")
     export.add_argument("-o", "--output", default="-", metavar="FILE", help="default: stdout")
@@ -89,7 +93,8 @@ def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, tuple[int, ...]]:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from annotate.consensus import Policy, consensus_qrels
+    from annotate.consensus import consensus_qrels
+    from annotate.consensus_policies import Policy
     from pooljudge.trec import write_qrels
 
     policy = Policy.parse(args.policy, ties=args.ties, binarize=args.binarize)
@@ -120,6 +125,9 @@ def write_tsv(frame: pd.DataFrame, handle: IO[str]) -> None:
     does, byte for byte: joined column by column in pyarrow, not row by row. Frames with a
     float column, or a text that ``to_csv`` would quote (a tab, quote or line break), are left
     to ``to_csv``."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     columns = [_text_column(frame[name]) for name in frame.columns]
     if any(c is None for c in columns) or any(
             pc.any(pc.match_substring_regex(c, '[\t"\r\n]')).as_py() for c in columns):
@@ -134,6 +142,9 @@ def write_tsv(frame: pd.DataFrame, handle: IO[str]) -> None:
 def _text_column(column: pd.Series) -> pa.Array | None:
     """A text or integer column as pyarrow text (missing: empty); None for other types."""
     import pandas as pd
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     try:
         if pd.api.types.is_integer_dtype(column.dtype):
             values = pc.cast(pa.array(column.array, from_pandas=True), pa.large_string())

@@ -1,5 +1,6 @@
-"""Checkers for argparse ``type=`` (options are checked when the command line is parsed), and
-:func:`summary`, a module docstring's first line as plain help text.
+"""Checkers for argparse ``type=`` (options are checked when the command line is parsed);
+:func:`summary`, a module docstring's first line as plain help text; :func:`described`, help
+text listing declared choices.
 
 Every option whose value decides the size of some work (labels of a scale, overlap, depth,
 resamples, processes...) is checked here, before that work starts. A bad value raises
@@ -16,7 +17,7 @@ from __future__ import annotations
 import argparse
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 __all__ = [
     "MAX_COUNT",
@@ -24,6 +25,7 @@ __all__ = [
     "MAX_OVERLAP",
     "MAX_RESAMPLES",
     "MAX_SEED",
+    "described",
     "int_range",
     "nonnegative_int",
     "open_unit",
@@ -114,3 +116,8 @@ def summary(doc: str | None) -> str:
     :role:`targets` lose their markup (``x`` becomes x)."""
     first = (doc or "").strip().splitlines()[0] if (doc or "").strip() else ""
     return _ROLE.sub(r"\1", _LITERAL.sub(r"\1", first))
+
+
+def described(choices: Mapping[str, str]) -> str:
+    """Declared choices as help text: ``name: what it does; name: ...``."""
+    return "; ".join(f"{name}: {text}" for name, text in choices.items())

@@ -19,11 +19,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import textwrap
 from collections import deque
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
+from pooling.strategies import DEFAULT_STRATEGY, REGISTRY
 from pooljudge.cli.options import (
     MAX_COUNT,
     MAX_DEPTH,
@@ -35,10 +36,9 @@ from pooljudge.cli.options import (
 from pooljudge.cli.options import seed as seed_option
 from pooljudge.errors import UsageError
 from pooljudge.fileio import atomic_writer, progress
-from pooljudge.trec import RunColumns, read_qrels, read_run_columns, run_name, write_pool
 
 if TYPE_CHECKING:
-    pass
+    from pooljudge.trec import RunColumns
 
 __all__ = ["read_runs", "register"]
 
@@ -50,16 +50,29 @@ _USAGE = """
                  [--exclude QRELS] [--seed S] [-o FILE] [--stats]
   pooljudge pool simulate QRELS RUN... [--depth K] [--strategy NAME]... [--seed S] [--rel R]
                  [--plot FILE.png] [--format table|tsv]"""
-_EPILOG = """strategies (NAME or NAME(key=value,...)):
-  static:   rrf(k=60) combsum combmnz borda rbp-sum(p=0.8) rbp-max(p=0.8) take@N docid
-  adaptive: mtf maxmean(alpha=1,beta=1) thompson(alpha=1,beta=1)   (seeded by --seed)
-A run file named "simulate" must be given as ./simulate."""
+_KINDS = {"static": "static, fixed before any judgment",
+          "adaptive": "adaptive, learning from the judgments (seeded by --seed)"}
+
+
+def _epilog(width: int = 79) -> str:
+    """The registry's strategies, their defaults and help, as lines of at most ``width``."""
+    lines = textwrap.wrap("strategies: NAME or NAME(key=value,...); parameters left out take "
+                          "the defaults shown; take@N is take(n=N)", width)
+    column = max(len(s.signature) for s in REGISTRY.values()) + 6
+    for kind, title in _KINDS.items():
+        lines.append(f"  {title}:")
+        for strategy in (s for s in REGISTRY.values() if s.kind == kind):
+            lines += textwrap.wrap(
+                strategy.help, width, initial_indent=f"    {strategy.signature:<{column - 4}}",
+                subsequent_indent=" " * column)
+    lines.append('A run file named "simulate" must be given as ./simulate.')
+    return "\n".join(lines)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "pool", help="pool runs into an ordered judgment pool, or simulate judging orders",
-        description=summary(__doc__), usage=_USAGE, epilog=_EPILOG,
+        description=summary(__doc__), usage=_USAGE, epilog=_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("runs", nargs="+", metavar="RUN",
@@ -67,7 +80,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--depth", type=positive_int(MAX_DEPTH), default=100,
                         help="pool depth k (default 100)")
     parser.add_argument("--strategy", action="append", metavar="NAME",
-                        help="judging order (default rrf; simulate: may repeat, default all)")
+                        help=f"judging order (default {DEFAULT_STRATEGY}; simulate: may repeat, "
+                        f"default {' '.join(DEFAULT_SIMULATE)})")
     parser.add_argument("--budget", type=positive_int(MAX_COUNT),
                         help="keep at most N pairs per topic")
     parser.add_argument("--floor", type=nonnegative_int(MAX_DEPTH), default=0,
@@ -95,6 +109,10 @@ def read_runs(
     InputError (``path:line``) for a bad run: the first bad one in path order, after the reads
     still running have ended and those not started have been cancelled.
     """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from pooljudge.trec import run_name
+
     names = [run_name(p) for p in paths]
     seen: dict[str, str] = {}
     for name, path in zip(names, paths, strict=True):
@@ -120,6 +138,8 @@ def read_runs(
 
 
 def _read_one(path: str, depth: int | None) -> RunColumns:
+    from pooljudge.trec import read_run_columns
+
     run = read_run_columns(path)
     if depth is None:
         return run
@@ -168,12 +188,13 @@ def _pool(args: argparse.Namespace) -> int:
 
     from pooling import apply_budget, build_pool, make_policy
     from pooling.strategies import is_adaptive
+    from pooljudge.trec import read_qrels, write_pool
 
     _check_common(args)
     _refuse(args, "pool (it is a simulate option)", {
         "--plot": args.plot is not None, "--rel": args.rel != 1,
         "--format": args.format != "table"})
-    specs = _specs(args, ("rrf",))
+    specs = _specs(args, (DEFAULT_STRATEGY,))
     if len(specs) > 1:
         raise UsageError("pool takes one --strategy (simulate compares several)")
     if args.budget is not None and args.budget < 1:
@@ -217,6 +238,7 @@ def _print_stats(pool, stream) -> None:
 
 def _simulate(args: argparse.Namespace) -> int:
     from pooling import build_pool, simulate, summary
+    from pooljudge.trec import read_qrels
 
     _check_common(args)
     _refuse(args, "pool simulate", {

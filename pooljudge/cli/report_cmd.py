@@ -22,13 +22,18 @@ from pooljudge.errors import UsageError
 HELP = "write a self-contained HTML evaluation report (scores, unjudged rates, bias, curves)"
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def _eval_defaults() -> tuple[str, ...]:
+    """eval's default measures (importing the metrics package: only when they are needed)."""
     from metrics.evaluate import DEFAULT_MEASURES
 
+    return DEFAULT_MEASURES
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("report", help=HELP, description=summary(__doc__))
     parser.add_argument("qrels", metavar="QRELS", help="qrels file: topic iteration doc label")
     parser.add_argument("runs", metavar="RUN", nargs="+", help="run files (plain or .gz)")
-    add_measure_option(parser, DEFAULT_MEASURES)
+    add_measure_option(parser, _eval_defaults)
     parser.add_argument("--pool-depth", type=positive_int(MAX_DEPTH), metavar="K",
                         help="add the leave-one-run-out table over depth-K pools")
     parser.add_argument("--rbp-p", type=open_unit, default=0.8, metavar="P",

@@ -24,7 +24,6 @@ from pathlib import Path
 
 from pooljudge.cli.options import port as tcp_port
 from pooljudge.cli.options import positive_int, summary
-from pooljudge.lifetime import preexec_dying_with
 
 __all__ = ["FORWARDED", "register", "run_streamlit", "serve", "streamlit_command"]
 
@@ -79,6 +78,8 @@ def serve(url: str | None, host: str, port: int, *, pool_size: int | None = None
 def run_streamlit(command: list[str], env: dict[str, str]) -> int:
     """Run ``command`` as a child that dies with this process, passing on stop signals; its
     exit status, 0 when it ended after a signal passed on."""
+    from pooljudge.lifetime import preexec_dying_with
+
     child = subprocess.Popen(command, env=env, preexec_fn=preexec_dying_with(os.getpid()))
     received: list[int] = []
 

@@ -11,18 +11,14 @@ of the scale drawn uniformly.
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import os
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING
 
 from pooljudge.cli.common import add_db_option, open_database, print_frame
 from pooljudge.cli.options import positive_int, probability, seed, summary
 from pooljudge.errors import InputError, PoolJudgeError, UsageError
-from pooljudge.lifetime import die_with_parent
 
 if TYPE_CHECKING:
     import numpy as np
@@ -84,6 +80,26 @@ def simulate_worker(url: str, annotator_ids: list[int], truth: dict[tuple[str, s
     return written
 
 
+def _run_workers(jobs: list[tuple]) -> int:
+    """Run :func:`simulate_worker` once per job, each in its own spawned process that dies with
+    this one; the judgments written in all."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    from pooljudge.lifetime import die_with_parent
+
+    # Unlike multiprocessing.Pool, which waits forever for a worker that died, the executor
+    # fails with BrokenProcessPool; judgments already written stay (each is its own commit).
+    try:
+        with ProcessPoolExecutor(len(jobs), mp_context=multiprocessing.get_context("spawn"),
+                                 initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
+            return sum(pool.map(simulate_worker, *zip(*jobs, strict=True)))
+    except BrokenProcessPool:
+        raise PoolJudgeError("a simulating process died; the judgments it had committed "
+                             "stay, run simulate again to finish") from None
+
+
 def _label(true: int, values: list[int], error: float, rng: np.random.Generator) -> int:
     if true not in values:
         true = min(values, key=lambda v: abs(v - true))
@@ -113,15 +129,7 @@ def _simulate(args: argparse.Namespace) -> int:
     jobs = [(url, group, truth, list(campaign.scale.values), args.error, args.seed * 1000 + w)
             for w, group in enumerate(groups)]
     started = time.perf_counter()
-    # Unlike multiprocessing.Pool, which waits forever for a worker that died, the executor
-    # fails with BrokenProcessPool; judgments already written stay (each is its own commit).
-    try:
-        with ProcessPoolExecutor(len(jobs), mp_context=multiprocessing.get_context("spawn"),
-                                 initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
-            written = sum(pool.map(simulate_worker, *zip(*jobs, strict=True)))
-    except BrokenProcessPool:
-        raise PoolJudgeError("a simulating process died; the judgments it had committed "
-                             "stay, run simulate again to finish") from None
+    written = _run_workers(jobs)
     elapsed = time.perf_counter() - started
     with open_database(args) as engine, session_scope(engine, readonly=True) as session:
         per_topic = progress(session, campaign=args.campaign)

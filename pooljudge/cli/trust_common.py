@@ -8,7 +8,7 @@ import argparse
 import json
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from pooljudge.errors import InputError, UsageError
@@ -23,13 +23,38 @@ __all__ = ["add_compat_option", "add_format_option", "add_measure_option", "emit
            "measures_from", "read_runs", "records", "render", "warn"]
 
 
-def add_measure_option(parser: argparse.ArgumentParser, default: Sequence[str]) -> None:
-    """``-m/--measure`` (repeatable, or blank-separated names), defaulting to ``default``."""
-    parser.add_argument(
-        "-m", "--measure", action="append", metavar="MEASURE", dest="measures",
-        help="measure name such as AP, P@10, nDCG@10, RBP(p=0.8); repeat the option or separate "
-             f"names by blanks (default: {' '.join(default)})")
-    parser.set_defaults(default_measures=tuple(default))
+MEASURE_HELP = ("measure name such as AP, P@10, nDCG@10, RBP(p=0.8); repeat the option or "
+                "separate names by blanks")
+Defaults = Sequence[str] | Callable[[], Sequence[str]]
+
+
+class _MeasureAction(argparse._AppendAction):
+    """``-m/--measure``, whose help names defaults that may be looked up only when it is shown
+    (the help of another command then does not load the module declaring them)."""
+
+    def __init__(self, *args, defaults: Defaults, **kwargs) -> None:
+        self.defaults = defaults
+        super().__init__(*args, **kwargs)
+
+    @property
+    def help(self) -> str:
+        return f"{MEASURE_HELP} (default: {' '.join(_resolve(self.defaults))})"
+
+    @help.setter
+    def help(self, value: str | None) -> None:
+        """The help is computed; argparse's own assignment is ignored."""
+
+
+def _resolve(defaults: Defaults) -> tuple[str, ...]:
+    return tuple(defaults() if callable(defaults) else defaults)
+
+
+def add_measure_option(parser: argparse.ArgumentParser, default: Defaults) -> None:
+    """``-m/--measure`` (repeatable, or blank-separated names), defaulting to ``default``: names,
+    or a function returning them, called when the defaults are needed (help, or no -m)."""
+    parser.add_argument("-m", "--measure", action=_MeasureAction, metavar="MEASURE",
+                        dest="measures", defaults=default)
+    parser.set_defaults(default_measures=default)
 
 
 def add_compat_option(parser: argparse.ArgumentParser) -> None:
@@ -54,7 +79,8 @@ def measures_from(args: argparse.Namespace) -> list[str]:
     """The canonical names of the measures asked for; UsageError for an unknown one."""
     from metrics.evaluate import parse_all
 
-    names = [n for given in (args.measures or args.default_measures) for n in given.split()]
+    given = args.measures or _resolve(args.default_measures)
+    names = [n for text in given for n in text.split()]
     try:
         return [str(m) for m in parse_all(names)]
     except InputError as exc:

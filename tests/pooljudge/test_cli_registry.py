@@ -64,20 +64,3 @@ def test_main_returns_the_status_of_argparse_exits_too(argv, status, capsys):
     status instead of raising SystemExit."""
     assert main(argv) == status
     capsys.readouterr()
-
-
-LIGHT_HELP = ("eval", "pool", "bias", "compare", "correlate", "report", "agree", "judgments",
-              "simulate", "serve", "demo", "autojudge")
-
-
-@pytest.mark.parametrize("command", LIGHT_HELP)
-def test_help_of_a_command_imports_no_pandas(command):
-    """``pooljudge COMMAND --help`` loads only the command's parser: pandas alone costs about
-    0.4 s of start-up. (init, annotators, campaigns, export and adjudication list names from
-    the judging-order and consensus registries, which import their implementations.)"""
-    code = ("import contextlib, io, sys\nfrom pooljudge.cli import main\n"
-            f"with contextlib.redirect_stdout(io.StringIO()):\n    main([{command!r}, '--help'])\n"
-            "print(sorted(m for m in ('pandas', 'sqlalchemy', 'streamlit') if m in sys.modules))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True)
-    assert done.stdout.strip() == "[]"

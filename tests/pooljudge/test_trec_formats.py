@@ -117,3 +117,29 @@ def test_every_reader_accepts_a_byte_order_mark_and_crlf(tmp_path, reader):
     else:
         assert all(x.equals(y) if hasattr(x, "equals") else np.array_equal(x, y)
                    for x, y in zip(a, b, strict=True))
+
+
+@pytest.mark.parametrize(("text", "docs", "labels"), [
+    ("1 0 d1 +1\n1 0 d2 0\n", ["d1", "d2"], [1, 0]),
+    ("1 0 d+1 +2\r\n1\t0\t+d2\t-1\r\n", ["d+1", "+d2"], [2, -1]),  # ids keep their '+'
+    ("1 0 d1 +3", ["d1"], [3]),  # no final line end
+])
+def test_a_qrels_label_with_a_plus_sign_reads_as_trec_eval_reads_it(tmp_path, text, docs,
+                                                                     labels):
+    path = tmp_path / "qrels"
+    path.write_bytes(text.encode())
+    frame = read_qrels(path)
+    assert frame["doc"].tolist() == docs
+    assert frame["label"].tolist() == labels
+
+
+@pytest.mark.parametrize(("text", "line", "message"), [
+    ("1 0 d1 1\n1 0 d2 ++1\n", 2, "label is not an integer"),
+    ("1 0 d1 1\n1 0 d2 +1.5\n", 2, "label is not an integer"),
+    ("1 0 d1 +\n", 1, "label is not an integer"),
+])
+def test_a_malformed_signed_label_is_named_with_its_line(tmp_path, text, line, message):
+    path = tmp_path / "qrels"
+    path.write_text(text)
+    with pytest.raises(InputError, match=f"qrels:{line}: {message}"):
+        read_qrels(path)

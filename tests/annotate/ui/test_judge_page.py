@@ -250,8 +250,8 @@ def test_label_and_annotator_names_render_literally(make, open_page, inert) -> N
     button = at.button(key=keys.label_key(pair, 0))
     _literal(button.label, f"no {EVIL}")
     _literal(button.help, f"see {EVIL}")
-    (shortcuts,) = [h.value for h in at.get("html") if "pj-keys" in h.value]
-    _html_literal(shortcuts, f"no {EVIL}", inert)
+    (legend,) = [h.value for h in at.get("html") if 'class="pj-legend"' in h.value]
+    _html_literal(legend, f"no {EVIL}", inert)
     (others,) = [h.value for h in at.get("html") if "pj-others" in h.value]
     _html_literal(others, EVIL, inert)
     assert others.endswith(": 0</div>")
@@ -260,38 +260,45 @@ def test_label_and_annotator_names_render_literally(make, open_page, inert) -> N
     _literal(at.warning[0].value, f"no {EVIL}")
 
 
-# --- the key hint names exactly the shortcuts bound ---------------------------------------------
+# --- the legend names exactly the keys bound ----------------------------------------------------
 
-def _hint(at: AppTest) -> list[tuple[str, str]]:
-    """(key, what) pairs of the key hint under the buttons."""
-    (hint,) = [h.value for h in at.get("html") if "pj-keys" in h.value]
-    return re.findall(r"<b>(.*?)</b> ([^·<]*[^·< ])", hint)
+# The page's own keys at the defaults, as the judging page's specification lists them.
+PAGE_KEYS = {"/", "Space", "PageDown", "PageUp", "j", "k", "Down", "Up", "Home", "End", "?",
+             "Esc", "Enter"}
+
+
+def _legend(at: AppTest) -> list[tuple[tuple[str, ...], str]]:
+    """(keys, what) lines of the key legend."""
+    (legend,) = [h.value for h in at.get("html") if 'class="pj-legend"' in h.value]
+    rows = re.findall(r'<div class="pj-legend-row">(.*?)</div>', legend)
+    return [(tuple(re.findall(r"<b>(.*?)</b>", row)), row.rsplit("</b> ", 1)[1]) for row in rows]
 
 
 def _bound(at: AppTest) -> list[str]:
     return [b.proto.shortcut for b in at.button if b.proto.shortcut]
 
 
-def test_the_key_hint_lists_exactly_the_shortcuts_bound_in_each_state(make, open_page) -> None:
+def test_the_legend_lists_exactly_the_keys_bound_in_each_state(make, open_page) -> None:
     at = open_page(make()["ann"])
-    hints = {"new pair": _hint(at)}
-    assert [k for k, _ in hints["new pair"]] == _bound(at) == ["0", "1", "s", "b"]
+    legends = {"new pair": _legend(at)}
+    buttons = legends["new pair"][:4]
+    assert [k for (k,), _ in buttons] == _bound(at) == ["0", "1", "s", "b"]
+    assert {k for keys_, _ in legends["new pair"][4:] for k in keys_} == PAGE_KEYS
     _press_label(at, 1)
     at.button(key=keys.back_key(at.session_state[keys.CURRENT].pair_id)).click().run()
-    hints["earlier pair"] = _hint(at)                    # after b: n replaces s
-    assert [k for k, _ in hints["earlier pair"]] == _bound(at) == ["0", "1", "n", "b"]
+    legends["earlier pair"] = _legend(at)                # after b: n replaces s
+    assert [k for (k,), _ in legends["earlier pair"][:4]] == _bound(at) == ["0", "1", "n", "b"]
     at.button(key=keys.FORWARD).click().run()
     for _ in range(4):
         _press_label(at, 0)
-    assert at.session_state[keys.CURRENT] is None        # nothing left: only b is bound
-    hints["done"] = _hint(at)
-    assert [k for k, _ in hints["done"]] == _bound(at) == ["b"]
-    assert hints == {
-        "new pair": [("0", "Off topic"), ("1", "On topic"), ("s", "skip"),
-                     ("b", "previous pair")],
-        "earlier pair": [("0", "Off topic"), ("1", "On topic"), ("n", "back to new pairs"),
-                         ("b", "previous pair")],
-        "done": [("b", "back to my last judgment")]}
+    assert at.session_state[keys.CURRENT] is None        # nothing left: b and the legend's ?
+    legends["done"] = _legend(at)
+    assert _bound(at) == ["b"]
+    assert buttons == [(("0",), "Off topic"), (("1",), "On topic"), (("s",), "skip for now"),
+                       (("b",), "previous pair")]
+    assert legends["earlier pair"][2] == (("n",), "back to new pairs")
+    assert legends["done"] == [(("b",), "back to my last judgment"),
+                               (("?",), "show or hide this list of keys")]
 
 
 @pytest.mark.parametrize("action", ["label", "skip"])

@@ -1,0 +1,29 @@
+"""Keyboard: a campaign's own key map for the judging page.
+
+``campaign.keymap`` holds the campaign's bindings as a JSON object (action -> keys, see
+:mod:`annotate.keymap`); NULL, as for every existing campaign, means the default keys.
+
+Revision ID: 0006
+Revises: 0005
+Create Date: 2025-01-06 00:00:00
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision: str = "0006"
+down_revision: str | None = "0005"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    with op.batch_alter_table("campaign") as batch:
+        batch.add_column(sa.Column("keymap", sa.Text(), nullable=True))
+
+
+def downgrade() -> None:
+    with op.batch_alter_table("campaign") as batch:
+        batch.drop_column("keymap")

@@ -1,0 +1,109 @@
+"""The light declarations (strategy and consensus-policy names, help texts, defaults) agree with
+the implementations loaded lazily, load nothing heavy themselves, and feed the command line."""
+
+from __future__ import annotations
+
+import inspect
+import subprocess
+import sys
+
+import pytest
+
+import pooling
+from annotate.consensus import DECIDERS
+from annotate.consensus_policies import (
+    DEFAULT_POLICY,
+    DEFAULT_TIES,
+    POLICIES,
+    POLICY_NAMES,
+    TIES,
+    Policy,
+)
+from annotate.records import ADAPTIVE_ORDERS
+from pooling.adaptive import ADAPTIVE_WALKS
+from pooling.static_orders import STATIC_ORDERS
+from pooling.strategies import DEFAULT_STRATEGY, REGISTRY, STRATEGIES, parse_strategy
+from pooljudge.cli.pool_cmd import DEFAULT_SIMULATE
+
+IMPLEMENTATIONS = {"static": STATIC_ORDERS, "adaptive": ADAPTIVE_WALKS}
+LIGHT_MODULES = ("pooling", "pooling.strategies", "annotate.consensus_policies",
+                 "annotate.records")
+
+
+@pytest.mark.parametrize("kind", sorted(IMPLEMENTATIONS))
+def test_every_declared_strategy_has_an_implementation_and_no_other(kind: str) -> None:
+    declared = {name for name, s in REGISTRY.items() if s.kind == kind}
+    assert declared == set(IMPLEMENTATIONS[kind])
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_implementations_take_exactly_the_declared_parameters_without_defaults(name) -> None:
+    """Keyword-only, annotated with the declared default's type, and no default of their own:
+    defaults are written once, in the registry."""
+    strategy = REGISTRY[name]
+    function = IMPLEMENTATIONS[strategy.kind][name]
+    keywords = {p.name: p for p in inspect.signature(function).parameters.values()
+                if p.kind is inspect.Parameter.KEYWORD_ONLY}
+    assert list(keywords) == list(strategy.defaults)
+    for key, default in strategy.defaults.items():
+        assert keywords[key].default is inspect.Parameter.empty
+        assert keywords[key].annotation == type(default).__name__
+
+
+def test_names_aliases_and_the_defaults_view_agree() -> None:
+    aliases = [alias for s in REGISTRY.values() for alias in s.aliases]
+    assert len(set(aliases)) == len(aliases) and not set(aliases) & set(REGISTRY)
+    assert all(parse_strategy(alias).name == s.name
+               for s in REGISTRY.values() for alias in s.aliases)
+    assert {name: dict(s.defaults) for name, s in REGISTRY.items()} == STRATEGIES
+    assert all(s.help and s.help == s.help.strip() for s in REGISTRY.values())
+
+
+@pytest.mark.parametrize("text", [*(s.signature for s in REGISTRY.values()), DEFAULT_STRATEGY,
+                                  *DEFAULT_SIMULATE])
+def test_strategies_shown_by_the_help_parse_to_their_defaults(text: str) -> None:
+    spec = parse_strategy(text)
+    if text == REGISTRY[spec.name].signature:
+        assert dict(spec.params) == dict(REGISTRY[spec.name].defaults)
+
+
+def test_the_campaign_adaptive_orders_are_the_adaptive_strategies() -> None:
+    assert set(ADAPTIVE_ORDERS) == {n for n, s in REGISTRY.items() if s.kind == "adaptive"}
+
+
+def test_every_declared_consensus_policy_has_a_decider_and_no_other() -> None:
+    assert set(POLICY_NAMES) == set(DECIDERS)
+    assert DEFAULT_POLICY in POLICY_NAMES and DEFAULT_TIES in TIES
+    assert Policy() == Policy.parse(DEFAULT_POLICY)
+
+
+@pytest.mark.parametrize("written", POLICIES)
+def test_every_policy_shown_by_the_help_parses_and_prints_back(written: str) -> None:
+    text = written.replace("NAME", "alice")
+    policy = Policy.parse(text)
+    assert str(policy) == text and policy.name in POLICY_NAMES
+
+
+def test_the_light_modules_load_no_array_library() -> None:
+    code = (f"import importlib, sys\nfor m in {LIGHT_MODULES!r}: importlib.import_module(m)\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & "
+            "{'numpy', 'pandas', 'pyarrow', 'sqlalchemy', 'metrics'}))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_the_pooling_package_exports_every_name_lazily() -> None:
+    assert sorted(pooling.__all__) == sorted(pooling._EXPORTS)
+    for name in pooling.__all__:
+        assert getattr(pooling, name) is getattr(
+            sys.modules[f"pooling.{pooling._EXPORTS[name]}"], name)
+
+
+def test_pooling_simulate_stays_the_function_when_its_module_is_imported_first() -> None:
+    code = ("import pooling.simulate\nfrom pooling import simulate\n"
+            "import pooling\nprint(callable(simulate), pooling.simulate is simulate, "
+            "type(simulate).__name__)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.split() == ["True", "True", "function"]

@@ -1,0 +1,403 @@
+"""``pooljudge trec_eval``: trec_eval 10.0's own golden files byte for byte (its ``make
+quicktest``), its full-precision outputs on real and generated runs, and each option by hand.
+
+The references are trec_eval 10.0's: ``suite/`` holds its golden files (printed as it prints
+them), ``robust03/`` and ``edge/`` its ``-q -c -m all_trec`` outputs at full precision, against
+which the printed ``%6.4f`` values are compared (to the half unit of the fourth decimal that
+rounding allows). Small cases are computed by hand in the comments.
+"""
+
+from __future__ import annotations
+
+import gzip
+import math
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pooljudge.cli import main
+
+CONSOLE = Path(sys.executable).with_name("pooljudge")
+ROUNDING = 0.5e-4 + 1e-9  # a %6.4f value lies within half a unit of its fourth decimal
+NOT_ORACLES = {"rbp"}  # trec_eval 10's rbp reads uninitialised gain bounds
+COUNTS = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
+TEXTS = {"runid", "relstring"}
+EDGE_RUNS = ("random", "short")
+
+
+def pooljudge(*args: object, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    """``pooljudge trec_eval ARGS`` through the installed console script."""
+    assert CONSOLE.exists(), f"no console script at {CONSOLE}"
+    return subprocess.run([str(CONSOLE), "trec_eval", *map(str, args)], input=stdin,
+                          capture_output=True, check=False, timeout=300)
+
+
+def lines_of(text: str) -> list[tuple[str, str, str]]:
+    """(measure, topic, value) per output line; the measure without its padding."""
+    rows = []
+    for line in text.splitlines():
+        name, topic, value = line.split("\t")
+        rows.append((name.rstrip(), topic, value))
+    return rows
+
+
+def read_reference(path: Path) -> list[tuple[str, str, str]]:
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt") as handle:
+        return lines_of(handle.read())
+
+
+def family(name: str) -> str:
+    """The trec_eval measure a printed name belongs to (``P_5`` -> ``P``)."""
+    for prefix in ("iprec_at_recall", "Rprec_mult", "relative_P", "ndcg_cut", "map_cut",
+                   "relstring", "success", "recall", "unj", "P"):
+        if name == prefix or name.startswith(prefix + "_"):
+            return prefix
+    return name
+
+
+def assert_same_values(got: list[tuple[str, str, str]], want: list[tuple[str, str, str]],
+                       *, exact_reference: bool = False) -> None:
+    """The same lines in the same order; values equal, or within rounding of a full-precision
+    reference value (``-nan`` as trec_eval prints its 0/0)."""
+    assert [(m, t) for m, t, _ in got] == [(m, t) for m, t, _ in want]
+    wrong = []
+    for (measure, topic, mine), (_, _, theirs) in zip(got, want, strict=True):
+        kind = family(measure)
+        if kind in NOT_ORACLES:
+            continue
+        if kind in TEXTS or exact_reference:
+            ok = mine == theirs
+        elif kind in COUNTS:
+            ok = int(mine) == float(theirs)
+        elif theirs in ("-nan", "nan"):
+            ok = mine == "  -nan"
+        else:
+            ok = mine != "  -nan" and abs(float(mine) - float(theirs)) <= ROUNDING
+        if not ok:
+            wrong.append((measure, topic, mine, theirs))
+    assert wrong == [], wrong[:10]
+
+
+# --- trec_eval's make quicktest ---------------------------------------------------------------
+
+
+def quicktest_commands(suite: Path) -> list[tuple[str, list[str], Path]]:
+    """(command line, pooljudge trec_eval arguments, golden file) for each line of
+    quicktest.txt, with the suite folder in place of test/."""
+    commands = []
+    for line in (suite / "quicktest.txt").read_text().splitlines():
+        line = line.strip()
+        if not line.startswith("./trec_eval "):
+            continue
+        command, _, check = line.partition("|")
+        assert shlex.split(check)[:2] == ["diff", "-"], line
+        args = [str(suite / arg.removeprefix("test/")) if arg.startswith("test/") else arg
+                for arg in shlex.split(command)[1:]]
+        golden = suite / shlex.split(check)[-1].removeprefix("test/")
+        commands.append((line, args, golden))
+    return commands
+
+
+def test_every_quicktest_command_prints_trec_eval_10s_golden_file(shared_data):
+    suite = shared_data / "trec_eval10" / "suite"
+    commands = quicktest_commands(suite)
+    assert len(commands) == 9
+    failed = []
+    for line, args, golden in commands:
+        done = pooljudge(*args)
+        if done.returncode != 0 or done.stderr or done.stdout != golden.read_bytes():
+            failed.append((line, done.returncode, done.stderr.decode()[-300:]))
+    assert failed == []
+
+
+# --- trec_eval 10's full-precision outputs ----------------------------------------------------
+
+
+@pytest.mark.parametrize("run", ["input.InexpC2", "input.NLPR03vb10"])
+def test_all_trec_values_match_trec_eval_10_on_robust03(shared_data, run):
+    reference = shared_data / "trec_eval10" / "robust03" / f"{run}.all_trec.gz"
+    done = pooljudge("-q", "-c", "-m", "all_trec", shared_data / "robust03" / "qrels.txt",
+                     shared_data / "robust03" / "runs" / f"{run}.gz")
+    assert done.returncode == 0, done.stderr
+    assert_same_values(lines_of(done.stdout.decode()), read_reference(reference))
+
+
+@pytest.mark.parametrize("judged_only", [False, True], ids=["c", "cJ"])
+@pytest.mark.parametrize("run", EDGE_RUNS)
+def test_all_trec_values_match_trec_eval_10_on_edge_cases(shared_data, run, judged_only):
+    """Skipped and run-only topics, graded and negative labels; with -J, empty rankings whose
+    interpolated precision trec_eval prints as -nan (0/0), per topic and in the summary."""
+    edge = shared_data / "trec_eval10" / "edge"
+    suffix = ".J" if judged_only else ""
+    done = pooljudge("-q", "-c", *(["-J"] if judged_only else []), "-m", "all_trec",
+                     edge / "qrels.txt", edge / f"{run}.run")
+    assert done.returncode == 0, done.stderr
+    want = read_reference(edge / f"{run}{suffix}.all_trec")
+    assert_same_values(lines_of(done.stdout.decode()), want)
+    if judged_only:
+        assert any(value == "-nan" for _, _, value in want)
+
+
+def test_without_c_only_topics_in_both_run_and_qrels_are_printed_and_averaged(shared_data):
+    """Expected values: trec_eval's per-topic values (-c) of the topics the run has, averaged
+    over those topics (counts summed; gm_map and gm_bpref as geometric means of map and bpref
+    floored at 1e-5)."""
+    edge = shared_data / "trec_eval10" / "edge"
+    reference = read_reference(edge / "short.all_trec")
+    run_topics = {line.split()[0] for line in (edge / "short.run").read_text().splitlines()}
+    kept = [(m, t, v) for m, t, v in reference if t != "all" and t in run_topics]
+    skipped = {t for _, t, _ in reference} - run_topics - {"all"}
+    assert kept and skipped, "the case needs topics of both kinds"
+    per_topic: dict[str, list[float]] = {}
+    for measure, _, value in kept:
+        if family(measure) not in TEXTS:
+            per_topic.setdefault(measure, []).append(float(value))
+    summary = [(m, t, _summary(m, per_topic, v)) for m, t, v in reference if t == "all"]
+    done = pooljudge("-q", "-m", "all_trec", edge / "qrels.txt", edge / "short.run")
+    assert done.returncode == 0, done.stderr
+    assert_same_values(lines_of(done.stdout.decode()), kept + summary)
+
+
+def _summary(measure: str, per_topic: dict[str, list[float]], printed: str) -> str:
+    if measure == "runid":
+        return printed
+    if measure == "num_q":
+        return str(len(per_topic["map"]))
+    if measure in ("gm_map", "gm_bpref"):
+        logs = [math.log(max(v, 1e-5)) for v in per_topic[measure.removeprefix("gm_")]]
+        return repr(math.exp(sum(logs) / len(logs)))
+    values = per_topic[measure]
+    return repr(sum(values) if measure in COUNTS else sum(values) / len(values))
+
+
+# --- each option on a case computed by hand ---------------------------------------------------
+
+QRELS = """\
+1 0 d1 2
+1 0 d2 0
+1 0 d3 1
+1 0 d4 -1
+2 0 e1 1
+3 0 f1 0
+4 0 g1 1
+"""
+RUN = """\
+1 Q0 d2 1 3.0 tagA
+1 Q0 d1 2 2.0 tagA
+1 Q0 dx 3 2.0 tagA
+1 Q0 d3 4 1.0 tagA
+1 Q0 d4 5 0.5 tagA
+3 Q0 f1 1 1.0 tagA
+4 Q0 zz 1 1.0 tagA
+9 Q0 z 1 1.0 tagB
+"""
+# Topic 1 ranks d2 (0), then the 2.0 tie by doc id descending: dx (no judgment), d1 (2); then
+# d3 (1), d4 (-1): relstring '0-21.'; R = 2 (d1, d3) at ranks 3 and 4: AP = (1/3 + 2/4) / 2.
+# Topic 2 is not in the run; topic 3 ranks f1 (0), R = 0; topic 4 ranks zz (no judgment),
+# R = 1; topic 9 is only in the run. The run id is the tag of the last line: tagB.
+
+
+@pytest.fixture
+def case(tmp_path):
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text(QRELS)
+    run.write_text(RUN)
+    return qrels, run
+
+
+def trec_eval(capsys, *args: object) -> dict[tuple[str, str], str]:
+    """Run in process; (measure, topic) -> printed value, checking the line layout."""
+    assert main(["trec_eval", *map(str, args)]) == 0
+    out = capsys.readouterr().out
+    for line in out.splitlines():
+        name = line.split("\t")[0]
+        assert len(name) >= 22 and (len(name) == 22 or not name.endswith(" ")), line
+    return {(m, t): v for m, t, v in lines_of(out)}
+
+
+def test_default_is_official_averaged_over_the_topics_in_both(case, capsys):
+    out = trec_eval(capsys, *case)
+    assert out[("runid", "all")] == "tagB"
+    assert out[("num_q", "all")] == "3"  # topics 1, 3, 4
+    assert out[("num_ret", "all")] == "7"
+    assert out[("num_rel", "all")] == "3"
+    assert out[("num_rel_ret", "all")] == "2"
+    assert out[("map", "all")] == f"{(1 / 3 + 2 / 4) / 2 / 3:6.4f}"
+    assert out[("P_5", "all")] == f"{2 / 5 / 3:6.4f}"
+    assert not [key for key in out if key[1] != "all"]
+
+
+def test_c_averages_over_every_qrels_topic(case, capsys):
+    out = trec_eval(capsys, "-c", *case)
+    assert out[("num_q", "all")] == "4"
+    assert out[("num_rel", "all")] == "4"
+    assert out[("map", "all")] == f"{(1 / 3 + 2 / 4) / 2 / 4:6.4f}"
+
+
+def test_q_prints_topics_in_byte_order_then_the_summary(case, capsys):
+    assert main(["trec_eval", "-q", "-m", "map", "-m", "num_ret", *map(str, case)]) == 0
+    rows = [(m, t) for m, t, _ in lines_of(capsys.readouterr().out)]
+    assert rows == [("num_ret", "1"), ("map", "1"), ("num_ret", "3"), ("map", "3"),
+                    ("num_ret", "4"), ("map", "4"), ("num_ret", "all"), ("map", "all")]
+
+
+@pytest.mark.parametrize(("options", "strings"), [
+    ([], {"1": "'0-21.'", "3": "'0'", "4": "'-'"}),
+    (["-c"], {"1": "'0-21.'", "2": "''", "3": "'0'", "4": "'-'"}),
+    (["-J"], {"1": "'021'", "3": "'0'", "4": "''"}),
+    (["-M2"], {"1": "'0-'", "3": "'0'", "4": "'-'"}),
+])
+def test_relstring_shows_the_ranked_labels(case, capsys, options, strings):
+    out = trec_eval(capsys, "-q", "-m", "relstring", *options, *case)
+    assert out == {("relstring", topic): text for topic, text in strings.items()}
+
+
+def test_relstring_length_is_a_parameter_and_names_the_measure(case, capsys):
+    out = trec_eval(capsys, "-q", "-mrelstring.2", *case)
+    assert out[("relstring_2", "1")] == "'0-'"
+
+
+def test_l_sets_the_relevance_level(case, capsys):
+    out = trec_eval(capsys, "-q", "-l2", "-m", "map", "-m", "num_rel", *case)
+    assert out[("num_rel", "1")] == "1"  # only d1 (label 2)
+    assert out[("map", "1")] == f"{1 / 3:6.4f}"
+
+
+def test_n_drops_the_summary(case, capsys):
+    assert trec_eval(capsys, "-n", *case) == {}
+    assert {t for _, t in trec_eval(capsys, "-n", "-q", "-m", "map", *case)} == {"1", "3", "4"}
+
+
+def test_m_limits_each_ranking_to_its_top_documents(case, capsys):
+    out = trec_eval(capsys, "-q", "-M2", "-m", "num_ret", "-m", "map", *case)
+    assert out[("num_ret", "1")] == "2"
+    assert out[("map", "1")] == "0.0000"  # d2 and dx: nothing relevant
+
+
+def test_empty_rankings_print_trec_eval_nan(case, capsys):
+    """-J empties topic 4 (its only document has no judgment). trec_eval's interpolated
+    precision there starts from 0/0: NaN at recall 0 (lround(0 * 1) = 0) and so in 11pt_avg,
+    0 at recall 0.5 (lround(0.5 * 1) = 1 relevant document never reached); the summary of a
+    NaN is NaN. Topic 1 (judged ranking d2, d1, d3): the first relevant document at rank 2
+    (1/2), the second at rank 3 (2/3)."""
+    out = trec_eval(capsys, "-q", "-J", "-m", "iprec_at_recall.0,.5", "-m", "11pt_avg", *case)
+    assert out[("iprec_at_recall_0.00", "4")] == "  -nan"
+    assert out[("iprec_at_recall_0.50", "4")] == "0.0000"
+    assert out[("11pt_avg", "4")] == "  -nan"
+    assert out[("iprec_at_recall_0.00", "all")] == "  -nan"
+    assert out[("11pt_avg", "all")] == "  -nan"
+    assert out[("iprec_at_recall_0.50", "1")] == f"{2 / 3:6.4f}"
+    assert out[("iprec_at_recall_0.50", "all")] == f"{2 / 3 / 3:6.4f}"
+
+
+def test_m_zero_empties_every_ranking(case, capsys):
+    out = trec_eval(capsys, "-q", "-M0", "-m", "num_ret", "-m", "iprec_at_recall.0", *case)
+    assert out[("num_ret", "all")] == "0"
+    assert out[("iprec_at_recall_0.00", "1")] == "  -nan"
+
+
+def test_big_n_is_the_collection_size_of_utility(case, capsys):
+    """utility = a*relret + b*(ret - relret) + c*(R - relret) + d*(N + relret - ret - R); topic 1
+    with (1, -1, 0, 1) and N = 100: 2 - 3 + 0 + 95 = 94. With -c trec_eval sets utility to 0 for
+    a topic the run skipped (topic 2), whatever N."""
+    out = trec_eval(capsys, "-q", "-c", "-N", "100", "-m", "utility.1,-1,0,1", *case)
+    assert out[("utility_1,-1,0,1", "1")] == "94.0000"
+    assert out[("utility_1,-1,0,1", "2")] == "0.0000"
+
+
+@pytest.mark.parametrize(("glued", "separate"), [
+    (["-M2"], ["-M", "2"]),
+    (["-l2"], ["-l", "2"]),
+    (["-mP.2"], ["-m", "P.2"]),
+    (["-qc"], ["-q", "-c"]),
+    (["-qcmP.2"], ["-q", "-c", "-m", "P.2"]),
+    (["-N10", "-mutility"], ["-N", "10", "-m", "utility"]),
+    (["--measure=P.2"], ["-m", "P.2"]),
+    (["--Max_retrieved_per_topic=2"], ["-M", "2"]),
+    (["--query_eval_wanted", "--complete_rel_info_wanted", "--Judged_docs_only"],
+     ["-q", "-c", "-J"]),
+    (["--level_for_rel", "2", "--nosummary", "-q"], ["-l", "2", "-n", "-q"]),
+])
+def test_glued_and_long_forms_equal_the_separate_short_ones(case, capsys, glued, separate):
+    assert trec_eval(capsys, *glued, *case) == trec_eval(capsys, *separate, *case)
+
+
+def test_options_may_follow_the_files(case, capsys):
+    assert trec_eval(capsys, *case, "-q", "-m", "P.2") == trec_eval(capsys, "-q", "-mP.2", *case)
+
+
+def test_the_run_may_be_gzip_or_standard_input(case, tmp_path):
+    qrels, run = case
+    packed = tmp_path / "run.gz"
+    packed.write_bytes(gzip.compress(run.read_bytes()))
+    plain = pooljudge("-q", "-c", qrels, run)
+    assert plain.returncode == 0 and plain.stdout
+    for other in (pooljudge("-q", "-c", qrels, packed),
+                  pooljudge("-q", "-c", qrels, "-", stdin=run.read_bytes()),
+                  pooljudge("-q", "-c", qrels, "-", stdin=packed.read_bytes())):
+        assert (other.returncode, other.stdout, other.stderr) == (0, plain.stdout, b"")
+
+
+def test_help_prints_a_help_text(capsys):
+    for flag in ("-h", "--help"):
+        assert main(["trec_eval", flag]) == 0
+        assert "trec_eval" in capsys.readouterr().out
+
+
+# --- errors: one line, exit 2 -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("argv", "fragment"), [
+    (["-x"], "unrecognized arguments: -x"),
+    (["-m", "no_such"], "unknown trec_eval measure 'no_such'"),
+    (["-m", "P_10"], "did you mean P.10?"),
+    (["-m", "P.0,5"], "positive"),
+    (["-m", "utility.1,2"], "4 coefficients"),
+    (["-m", "all_prefs"], "not supported"),
+    (["-M", "-1"], "-M/--Max_retrieved_per_topic: must be at least 0"),
+    (["-l", "0"], "-l/--level_for_rel: must be at least 1"),
+    (["-l", "two"], "expected an integer"),
+    (["-N", "x"], "expected an integer"),
+    (["-R", "prefs"], "only the qrels rel_info format"),
+    (["-Z", "zscores.txt"], "-Z: z-scores are not supported"),
+    (["-o"], "-o: the old output format is not supported"),
+])
+def test_bad_options_are_one_line_usage_errors(case, capsys, argv, fragment):
+    assert main(["trec_eval", *argv, *map(str, case)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("pooljudge: error: ") and captured.err.count("\n") == 1
+    assert fragment in captured.err
+
+
+def test_bad_files_name_path_and_line(case, capsys, tmp_path):
+    qrels, _ = case
+    bad = tmp_path / "bad.run"
+    bad.write_text("1 Q0 d1 1 1.0 t\n1 Q0 d2 1 high t\n")
+    for argv, fragment in (([qrels, tmp_path / "missing"], "missing: no such file"),
+                           ([qrels, bad], f"{bad}:2: score is not a number"),
+                           ([bad, bad], f"{bad}:1: expected 4")):
+        assert main(["trec_eval", *map(str, argv)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("pooljudge: error: ") and err.count("\n") == 1, err
+        assert fragment in err
+
+
+def test_standard_input_errors_name_stdin(case):
+    done = pooljudge(case[0], "-", stdin=b"1 Q0 d1 1 1.0 t\n1 Q0 d1 2 0.5 t\n")
+    assert done.returncode == 2
+    assert done.stderr.decode() == ("pooljudge: error: <stdin>:2: document listed twice for "
+                                    "topic 1: d1\n")
+
+
+def test_no_topic_in_both_is_an_error_unless_c(case, capsys, tmp_path):
+    other = tmp_path / "other.run"
+    other.write_text("9 Q0 z 1 1.0 t\n")
+    assert main(["trec_eval", str(case[0]), str(other)]) == 2
+    assert "no topic has both" in capsys.readouterr().err
+    out = trec_eval(capsys, "-c", "-m", "num_q", case[0], other)
+    assert out == {("num_q", "all"): "4"}
