@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pooljudge.errors import InputError
+from pooljudge.fileio import read_text
 
 __all__ = [
     "ACTIONS",
@@ -115,12 +116,7 @@ class KeyMap:
     @classmethod
     def from_json(cls, path: str | Path, *, labels: Sequence[int]) -> KeyMap:
         """:meth:`from_data` of a JSON file; InputError naming the file (and the line)."""
-        try:
-            text = Path(path).read_text(encoding="utf-8-sig")
-        except FileNotFoundError:
-            raise InputError("no such file", path=path) from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise InputError(f"cannot read the key map: {exc}", path=path) from None
+        text = read_text(path, "key map")
         return cls.from_text(text, labels=labels, source=str(path))
 
     @classmethod

@@ -104,11 +104,46 @@ def _named_runs(runs: RunsInput) -> Iterator[tuple[str, object]]:
 
 
 def parse_all(measures: Iterable[str | Measure]) -> list[Measure]:
-    """Parse measure names (Measure objects pass through); duplicates are dropped."""
-    parsed = [m if isinstance(m, Measure) else parse(m) for m in measures]
+    """Parse measure names (Measure objects pass through); duplicates are dropped.
+
+    A name may also be a parameterised trec_eval spelling, which stands for several measures
+    (``P.5,10`` is P@5 and P@10; ``ndcg_cut.10,20``, ``iprec_at_recall..25,.5``...; see
+    :mod:`metrics.trec_names`).
+    """
+    parsed = [m for given in measures for m in _parse_one(given)]
     if not parsed:
         raise InputError("no measure given")
     return list(dict.fromkeys(parsed))
+
+
+def _parse_one(given: str | Measure) -> list[Measure]:
+    """One name as its measures: a pooljudge or trec_eval name, or a trec_eval ``NAME.PARAMS``."""
+    if isinstance(given, Measure):
+        return [given]
+    try:
+        return [parse(given)]
+    except InputError:
+        if "." not in given:
+            raise
+        from metrics.trec_names import expand
+
+        try:
+            entries = expand(given.strip())
+        except InputError:
+            raise InputError(_unknown_spelling(given)) from None
+    numbers = [entry.measure for entry in entries if isinstance(entry.measure, Measure)]
+    if not numbers:
+        raise InputError(f"{given!r} is printed as text, by `pooljudge trec_eval` only")
+    return numbers
+
+
+def _unknown_spelling(given: str) -> str:
+    """The registry's message for ``given`` (it names near measures)."""
+    try:
+        parse(given)
+    except InputError as exc:
+        return str(exc)
+    return f"unknown measure {given!r}"  # pragma: no cover - parse failed a moment ago
 
 
 def score(

@@ -102,7 +102,12 @@ class Ideal:
 
 
 def ideal(qrels: Qrels, gains: tuple[tuple[int, float], ...]) -> Ideal:
-    """The ideal ranking of every qrels topic under ``gains`` (see the module docstring)."""
+    """The ideal ranking of every qrels topic under ``gains`` (see the module docstring), built
+    once per qrels and gain map (a run read in blocks is measured in several batches)."""
+    return qrels.cached(("ideal", gains), lambda: _build_ideal(qrels, gains))
+
+
+def _build_ideal(qrels: Qrels, gains: tuple[tuple[int, float], ...]) -> Ideal:
     if gains:
         values = gain_of(qrels.labels, gains)
         order = np.lexsort((-values, qrels.topic_of_row))

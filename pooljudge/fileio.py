@@ -46,6 +46,17 @@ def read_bytes(path: PathLike) -> bytes:
     return raw
 
 
+def read_text(path: PathLike, what: str) -> str:
+    """A small UTF-8 text file (a leading byte-order mark dropped), for one-off inputs such as
+    a key map or a prompt template; InputError naming the file, ``what`` it was to be."""
+    try:
+        return Path(path).read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise InputError("no such file", path=path) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read the {what}: {exc}", path=path) from None
+
+
 def jsonl_objects(text: str, path: PathLike) -> Iterator[tuple[int, dict]]:
     """(line number, object) for every non-blank line of JSON Lines ``text``.
 

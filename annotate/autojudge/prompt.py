@@ -23,6 +23,7 @@ from pathlib import Path
 
 from annotate.records import LabelScale, PairView
 from pooljudge.errors import InputError
+from pooljudge.fileio import read_text
 
 __all__ = ["DEFAULT_TEMPLATE", "FIELDS", "Prompt", "PromptTemplate", "corrective_message",
            "describe_scale"]
@@ -93,12 +94,7 @@ class PromptTemplate:
     @classmethod
     def from_file(cls, path: str | Path) -> PromptTemplate:
         """Read and check a UTF-8 template file; InputError naming the file."""
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise InputError("no such file", path=path) from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise InputError(f"cannot read the prompt template: {exc}", path=path) from None
+        text = read_text(path, "prompt template")
         return cls.parse(text, source=str(path))
 
     @classmethod

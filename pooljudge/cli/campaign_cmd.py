@@ -14,6 +14,7 @@ from pooling.strategies import REGISTRY
 from pooljudge.cli.common import add_db_option, open_database, print_frame
 from pooljudge.cli.options import MAX_DEPTH, MAX_OVERLAP, positive_int, seed
 from pooljudge.errors import InputError, UsageError
+from pooljudge.fileio import read_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -116,7 +117,7 @@ def _init(args: argparse.Namespace) -> int:
     order = _order(args)
     scale = args.scale
     keymap = _keymap(args.keys, scale)
-    guidelines = _read_text(args.guidelines) if args.guidelines else ""
+    guidelines = read_text(args.guidelines, "guidelines") if args.guidelines else ""
     topics = read_topics(args.topics)
     documents = read_documents(args.docs)
     pool = read_pool(args.pool)
@@ -168,15 +169,6 @@ def _run_ranks(args: argparse.Namespace, pool: pd.DataFrame) -> pd.DataFrame | N
 
     depth = args.depth or max(1, int(pool["best_rank"].max()))
     return run_ranks(build_pool(read_runs(args.runs), depth))
-
-
-def _read_text(path: str) -> str:
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError("no such file", path=path) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read: {exc}", path=path) from None
 
 
 def _register_annotators(subparsers: argparse._SubParsersAction) -> None:

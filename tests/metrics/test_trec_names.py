@@ -207,3 +207,29 @@ def test_bad_arguments_raise_input_errors(text, fragment):
     with pytest.raises(InputError) as raised:
         expand(text)
     assert fragment in str(raised.value)
+
+
+@pytest.mark.parametrize(("spelling", "expected"), [
+    ("P.5,7,3", ["P@3", "P@5", "P@7"]),
+    ("ndcg_cut.10,20", ["nDCG@10", "nDCG@20"]),
+    ("iprec_at_recall..10,.25", ["IPrec@0.1", "IPrec@0.25"]),
+    ("Rprec_mult.0.2", ["RprecMult(mult=0.2)"]),
+    ("ndcg.1=3,2=9", ["nDCG(gains={1:3,2:9})"]),
+])
+def test_eval_accepts_trec_eval_parameter_spellings(spelling, expected):
+    from metrics.evaluate import parse_all
+
+    assert [str(m) for m in parse_all([spelling])] == expected
+    assert parse_all([spelling]) == parse_all(expected)
+
+
+@pytest.mark.parametrize(("spelling", "message"), [
+    ("P.x", "unknown measure 'P.x'"),
+    ("relstring.20", "printed as text"),
+    ("nosuch.5", "unknown measure 'nosuch.5'"),
+])
+def test_eval_refuses_a_bad_trec_eval_spelling_in_one_message(spelling, message):
+    from metrics.evaluate import parse_all
+
+    with pytest.raises(InputError, match=message):
+        parse_all([spelling])

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from pooljudge.cli import COMMANDS, build_parser, main
+from tests.support.fresh import python_output
 
 README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
 
@@ -43,9 +44,8 @@ def test_eval_starts_without_importing_the_annotation_app() -> None:
     code = ("import sys; from pooljudge.cli import build_parser; build_parser('eval'); "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in "
             "('annotate', 'streamlit', 'sqlalchemy', 'sqlmodel')))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True)
-    assert done.stdout.strip() == "[]"
+    done = python_output(code)
+    assert done.strip() == "[]"
 
 
 def test_unknown_command_is_a_usage_error() -> None:

@@ -4,7 +4,6 @@ the implementations loaded lazily, load nothing heavy themselves, and feed the c
 from __future__ import annotations
 
 import inspect
-import subprocess
 import sys
 
 import pytest
@@ -24,6 +23,7 @@ from pooling.adaptive import ADAPTIVE_WALKS
 from pooling.static_orders import STATIC_ORDERS
 from pooling.strategies import DEFAULT_STRATEGY, REGISTRY, STRATEGIES, parse_strategy
 from pooljudge.cli.pool_cmd import DEFAULT_SIMULATE
+from tests.support.fresh import python_output
 
 IMPLEMENTATIONS = {"static": STATIC_ORDERS, "adaptive": ADAPTIVE_WALKS}
 LIGHT_MODULES = ("pooling", "pooling.strategies", "annotate.consensus_policies",
@@ -88,9 +88,8 @@ def test_the_light_modules_load_no_array_library() -> None:
     code = (f"import importlib, sys\nfor m in {LIGHT_MODULES!r}: importlib.import_module(m)\n"
             "print(sorted({m.split('.')[0] for m in sys.modules} & "
             "{'numpy', 'pandas', 'pyarrow', 'sqlalchemy', 'metrics'}))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True)
-    assert done.stdout.strip() == "[]"
+    done = python_output(code)
+    assert done.strip() == "[]"
 
 
 def test_the_pooling_package_exports_every_name_lazily() -> None:
@@ -104,6 +103,5 @@ def test_pooling_simulate_stays_the_function_when_its_module_is_imported_first()
     code = ("import pooling.simulate\nfrom pooling import simulate\n"
             "import pooling\nprint(callable(simulate), pooling.simulate is simulate, "
             "type(simulate).__name__)")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True)
-    assert done.stdout.split() == ["True", "True", "function"]
+    done = python_output(code)
+    assert done.split() == ["True", "True", "function"]

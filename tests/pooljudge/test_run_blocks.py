@@ -22,6 +22,7 @@ from pooljudge import csv_blocks
 from pooljudge.errors import InputError
 from pooljudge.run_blocks import NotStreamable, RunBlocks
 from pooljudge.trec_columns import read_run_columns
+from tests.support.fresh import python_output
 
 LINES = [f"{t} Q0 d{t}x{i} {i} {(i * 7) % 5}.5 run" for t in (3, 1, 22, 2, 10) for i in range(9)]
 LAYOUTS = {
@@ -147,9 +148,8 @@ def test_eval_to_tsv_does_not_build_pyarrow_compute(tmp_path):
     code = ("import sys; from pooljudge.cli import main; "
             f"main(['eval', {str(tmp_path / 'q')!r}, {str(tmp_path / 'r')!r}, "
             "'--format', 'tsv', '-o', '/dev/null']); print('pyarrow.compute' in sys.modules)")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True)
-    assert done.stdout.split() == ["False"]
+    done = python_output(code)
+    assert done.split() == ["False"]
 
 
 # --- memory -------------------------------------------------------------------------------------

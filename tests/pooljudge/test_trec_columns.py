@@ -3,9 +3,6 @@ ones (dictionary encoding, tie order, duplicate check) and keep naming ``path:li
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -24,6 +21,7 @@ from pooljudge.trec_columns import (
     read_qrels_columns,
     read_run_columns,
 )
+from tests.support.fresh import python_output
 
 ids = st.text(alphabet="abAB01é-", min_size=1, max_size=4)
 
@@ -134,7 +132,6 @@ def test_eval_to_tsv_does_not_import_pandas(tmp_path):
     code = ("import sys; from pooljudge.cli import main; "
             f"main(['eval', {str(tmp_path / 'q.txt')!r}, {str(tmp_path / 'r.txt')!r}, "
             "'-m', 'P@1', '--format', 'tsv']); print('pandas' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
+    out = python_output(code)
     # Doc b ties with a and sorts first (doc ids descending): P@1 = 0.
     assert out.splitlines() == ["run\ttopic\tmeasure\tvalue", "r.txt\tall\tP@1\t0.0", "False"]
