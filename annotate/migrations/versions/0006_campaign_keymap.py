@@ -20,10 +20,10 @@ depends_on = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("campaign") as batch:
-        batch.add_column(sa.Column("keymap", sa.Text(), nullable=True))
+    op.add_column("campaign", sa.Column("keymap", sa.Text(), nullable=True))
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("campaign") as batch:
-        batch.drop_column("keymap")
+    # A plain ALTER TABLE ... DROP COLUMN (SQLite >= 3.35): a batch copy of ``campaign`` would
+    # drop the table the other tables' foreign keys point at, which SQLite refuses.
+    op.drop_column("campaign", "keymap")
