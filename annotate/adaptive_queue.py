@@ -170,15 +170,17 @@ class _State:
     policy: JudgingPolicy
     keys: dict[int, tuple[str, str]]
     ids: dict[tuple[str, str], int]
-    votes: dict[int, dict[int, tuple[int, int]]] = field(default_factory=dict)
+    votes: dict[int, dict[int, tuple[int, int | None]]] = field(default_factory=dict)
     judged: dict[tuple[str, str], int] = field(default_factory=dict)
     seen: int = 0
     refreshes: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def absorb(self, rows: Iterable[tuple[int, int, int, int]]) -> bool:
+    def absorb(self, rows: Iterable[tuple[int, int, int, int | None]]) -> bool:
         """Take judgment rows (pair, annotator, version, label); whether a pair's label changed.
-        Idempotent: a row is kept only when newer than the annotator's known version."""
+        Idempotent: a row is kept only when newer than the annotator's known version. A row
+        without a label (a withdrawal, a can't-judge answer) takes that annotator's vote
+        away; a pair left without votes is unjudged again for the policy."""
         touched: set[int] = set()
         for pair_id, annotator_id, version, label in rows:
             votes = self.votes.setdefault(pair_id, {})
@@ -187,8 +189,12 @@ class _State:
                 touched.add(pair_id)
         changed = False
         for pair_id in touched:
-            labels = sorted(label for _, label in self.votes[pair_id].values())
+            labels = sorted(label for _, label in self.votes[pair_id].values()
+                            if label is not None)
             key = self.keys[pair_id]
+            if not labels:
+                changed |= self.judged.pop(key, None) is not None
+                continue
             label = labels[(len(labels) - 1) // 2]
             changed |= self.judged.get(key) != label
             self.judged[key] = label

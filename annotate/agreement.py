@@ -8,6 +8,9 @@ prevalence, and a bootstrap confidence interval of Cohen's kappa over topics (sc
 Fleiss' kappa (statsmodels) when every shared pair has the same number of labels, and
 Krippendorff's alpha (``krippendorff``), nominal and ordinal, always.
 
+"I can't judge this" answers are counted apart (:func:`annotator_counts`): per annotator, beside
+their labels; they are never a label, so never in a table, a kappa or an alpha.
+
 An undefined statistic — kappa when both annotators used one and the same label, specific
 agreement without a positive (negative) label — is ``<NA>`` in the frames (pandas' nullable
 ``Float64``) and ``None`` in :meth:`AgreementReport.to_json`, never 0.
@@ -37,6 +40,7 @@ __all__ = [
     "AgreementReport",
     "BootstrapSpec",
     "agreement_report",
+    "annotator_counts",
     "kappa_from_tables",
     "overall_agreement",
     "pairwise_agreement",
@@ -60,19 +64,23 @@ class BootstrapSpec:
 
 @dataclass(frozen=True)
 class AgreementReport:
-    """Pairwise table, overall coefficients and (on request) the same per topic."""
+    """Pairwise table, overall coefficients, per annotator their labels and can't-judge
+    answers, and (on request) the same per topic."""
 
     pairs: pd.DataFrame
     overall: dict[str, object]
+    annotators: pd.DataFrame | None = None
     per_topic_pairs: pd.DataFrame | None = None
     per_topic_overall: pd.DataFrame | None = None
     settings: dict[str, object] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, object]:
-        """A JSON-ready dict ``{"pairs": [...], "overall": {...}, "per_topic": [...] | None}``."""
+        """A JSON-ready dict ``{"pairs": [...], "overall": {...}, "annotators": [...],
+        "per_topic": [...] | None}``."""
         result: dict[str, object] = {
             "pairs": _records(self.pairs),
             "overall": {k: _plain(v) for k, v in self.overall.items()},
+            "annotators": [] if self.annotators is None else _records(self.annotators),
             "per_topic": None,
             "settings": self.settings,
         }
@@ -290,10 +298,30 @@ def _finite(compute) -> float | None:
     return value if np.isfinite(value) else None
 
 
+def annotator_counts(judgments: pd.DataFrame,
+                     cannot_judge: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per annotator (by name): ``labels``, their latest labels in ``judgments``, and
+    ``cannot_judge``, their "I can't judge this" answers (rows of ``cannot_judge``, a frame
+    with an ``annotator`` column; None: none). Everyone in either frame has a row."""
+    labels = judgments["annotator"].astype(str).value_counts()
+    answers = (cannot_judge["annotator"].astype(str).value_counts()
+               if cannot_judge is not None else pd.Series(dtype="int64"))
+    names = sorted(set(labels.index) | set(answers.index))
+    return pd.DataFrame({"annotator": names,
+                         "labels": labels.reindex(names, fill_value=0).to_numpy(np.int64),
+                         "cannot_judge": answers.reindex(names, fill_value=0).to_numpy(np.int64)})
+
+
 def agreement_report(judgments: pd.DataFrame, scale: Sequence[int], *,
                      relevant: int | None = None, per_topic: bool = False,
-                     spec: BootstrapSpec | None = BootstrapSpec()) -> AgreementReport:
-    """Everything ``pooljudge agree`` prints, from a frame of latest judgments."""
+                     spec: BootstrapSpec | None = BootstrapSpec(),
+                     cannot_judge: pd.DataFrame | None = None) -> AgreementReport:
+    """Everything ``pooljudge agree`` prints, from a frame of latest judgments.
+
+    Only label rows count: rows of another ``status`` (a frame that has the column) or
+    without a label are left out. ``cannot_judge`` (the can't-judge answers, one row each with
+    an ``annotator``) is counted per annotator and in ``overall["cannot_judge"]``."""
+    judgments = _labels_only(judgments)
     coded = code_judgments(judgments, scale)
     relevant = _default_relevant(coded.scale) if relevant is None else relevant
     tables = co_judgment_tables(coded)
@@ -305,10 +333,21 @@ def agreement_report(judgments: pd.DataFrame, scale: Sequence[int], *,
         settings["kappa_ci"] = {"statistic": "cohen_kappa", "resampled": "topics",
                                 "method": spec.method, "confidence": spec.confidence,
                                 "resamples": spec.n_resamples, "seed": spec.seed}
+    overall = overall_agreement(coded)
+    overall["cannot_judge"] = 0 if cannot_judge is None else len(cannot_judge)
     return AgreementReport(
         pairs=pairwise_agreement(coded, relevant=relevant, spec=spec, tables=tables),
-        overall=overall_agreement(coded), per_topic_pairs=topic_pairs,
-        per_topic_overall=topic_overall, settings=settings)
+        overall=overall, annotators=annotator_counts(judgments, cannot_judge),
+        per_topic_pairs=topic_pairs, per_topic_overall=topic_overall, settings=settings)
+
+
+def _labels_only(judgments: pd.DataFrame) -> pd.DataFrame:
+    """The rows that carry a label: status ``label`` (when the frame has a status) and a
+    label present."""
+    keep = judgments["label"].notna()
+    if "status" in judgments.columns:
+        keep &= judgments["status"] == "label"
+    return judgments if bool(keep.all()) else judgments.loc[keep]
 
 
 def _stat_columns(scale: Sequence[int]) -> list[str]:

@@ -1,6 +1,6 @@
 """Fair, atomic assignment: which pair an annotator judges next.
 
-A claim takes one of the pair's ``open_slots`` (overlap K minus participants who judged it minus
+A claim takes one of the pair's ``open_slots`` (overlap K minus participants who labelled it minus
 live claims) for ``lease_seconds``; judging or skipping releases it, and a claim whose lease has
 ended is deleted and its slot returned by the next call. So each pair is handed to exactly K
 distinct annotators, never twice to the same one.
@@ -19,6 +19,10 @@ deleted only then). The second, on
 PostgreSQL, takes the slot, counts the showing, inserts the claim and returns the pair's texts in
 one statement (data-modifying CTEs); on SQLite, in-process and without round trips, these are
 four plain statements.
+
+Judgment states: an annotator is never offered a pair they answered (their latest version is
+a label or "I can't judge this"); a pair whose label they withdrew (undo) is offered to them
+again. A can't-judge answer does not count towards K, so its slot reopens for someone else.
 
 Queue order: ``pair.queue_pos``, fixed when the campaign is created from one of
 :data:`JUDGING_ORDERS`. Pairs an annotator skipped come after every other pair, oldest skip
@@ -254,11 +258,20 @@ def _record_claim(session: Session, annotator_id: int, pair_id: int, lease: dict
 
 
 def _candidates(*, held_by_topic: bool, skipped: bool) -> sa.Select:
-    """Open pairs the annotator may take, in queue order; binds ``aid`` and ``cid``."""
+    """Open pairs the annotator may take, in queue order; binds ``aid`` and ``cid``.
+
+    A pair is taken from them once they answered it: some version sequence of theirs on it
+    (any kind) ends in a label or a can't-judge answer. A pair whose answers they all
+    withdrew is offered again. Probes the judgment table's unique index per candidate."""
     p = _PAIR.alias("candidate")
     aid = sa.bindparam("aid")
-    judged = sa.exists().where(_JUDGMENT.c.pair_id == p.c.id, _JUDGMENT.c.annotator_id == aid)
-    query = sa.select(p.c.id).where(p.c.open_slots > ZERO, ~judged)
+    j, newer = _JUDGMENT, _JUDGMENT.alias("newer")
+    later = sa.exists().where(newer.c.pair_id == j.c.pair_id,
+                              newer.c.annotator_id == j.c.annotator_id,
+                              newer.c.kind == j.c.kind, newer.c.version > j.c.version)
+    answered = sa.exists().where(j.c.pair_id == p.c.id, j.c.annotator_id == aid,
+                                 j.c.status != "withdrawn", ~later)
+    query = sa.select(p.c.id).where(p.c.open_slots > ZERO, ~answered)
     if held_by_topic:
         query = query.join(_HOLD, sa.and_(_HOLD.c.topic_id == p.c.topic_id,
                                           _HOLD.c.annotator_id == aid))

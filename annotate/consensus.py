@@ -17,7 +17,10 @@ Qrels policies (:class:`Policy`, declared with their help texts and defaults in 
 - ``adjudicated``: the latest adjudication, else the majority as above;
 - ``mean``: the mean grade rounded half up, floor(mean + 1/2), computed exactly in integers;
 - ``max`` / ``min``: the highest / lowest label given;
-- ``annotator:NAME``: that annotator's label (pairs they did not judge are left out).
+- ``annotator:NAME``: that annotator's label (pairs they did not judge are left out);
+- ``human-else-automatic:NAME``: the majority of people's votes (every annotator but NAME and
+  rows of source ``automatic``; ties as ``majority``) where a person voted, else the automatic
+  judge NAME's label; the provenance gets a ``source`` column, ``human`` or ``automatic``.
 
 ``binarize=T`` then maps a decided label to 1 when it is ≥ T, else 0. Only judged pairs appear.
 """
@@ -93,6 +96,10 @@ def consensus_qrels(judgments: pd.DataFrame, scale: tuple[int, ...] | list[int],
         rule = np.where(pos >= 0, rule + f"; binarized: >= {policy.binarize} -> 1", rule)
     provenance = items[["topic", "doc", "votes", "n_votes"]].assign(
         decided=decided, label=label, rule=rule)
+    if policy.name == "human-else-automatic":
+        provenance["source"] = np.where(pos < 0, "", np.where(
+            np.char.startswith(rule.astype(str), f"automatic:{policy.annotator}"), "automatic",
+            "human"))
     provenance = provenance.sort_values(["topic", "doc"], kind="stable", ignore_index=True)
     kept = provenance[provenance["label"].notna()]
     qrels = pd.DataFrame({"topic": kept["topic"].to_numpy(), "doc": kept["doc"].to_numpy(),
@@ -228,6 +235,36 @@ def _adjudicated(ballot: _Ballot,
     return items, pos, rule
 
 
+def _human_else_automatic(ballot: _Ballot,
+                          policy: Policy) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+    """People's majority where a person voted; else the automatic judge's label; else -1."""
+    name, judgments = policy.annotator or "", ballot.judgments
+    votes = judgments[judgments["kind"] == "judgment"] if "kind" in judgments else judgments
+    mine = (votes["annotator"] == name).to_numpy()
+    if not mine.any():
+        raise UsageError(f"--policy human-else-automatic:{name}: no judgments by an automatic "
+                         f"judge named {name!r}")
+    machine = (votes["source"] == "automatic").to_numpy() if "source" in votes else False
+    items = ballot.items
+    keys = pd.MultiIndex.from_arrays([items["topic"], items["doc"]])
+    pos = np.full(len(items), -1, dtype=np.int64)
+    rule = np.full(len(items), "voted only by other automatic judges", dtype=object)
+    judge = votes[mine]
+    where = keys.get_indexer(pd.MultiIndex.from_arrays([judge["topic"].astype(str),
+                                                        judge["doc"].astype(str)]))
+    pos[where] = np.searchsorted(np.asarray(ballot.coded.scale),
+                                 judge["label"].to_numpy(dtype=np.int64))
+    rule[where] = f"automatic:{name}"
+    people = votes[~mine & ~machine]
+    if len(people):
+        _, their_items, counts = _votes(people, ballot.scale)
+        decided, why = _majority(counts, policy.ties)
+        where = keys.get_indexer(pd.MultiIndex.from_arrays([their_items["topic"],
+                                                            their_items["doc"]]))
+        pos[where], rule[where] = decided, why
+    return items, pos, rule
+
+
 # The implementation of every policy of annotate.consensus_policies.POLICY_HELP, by name.
 DECIDERS: dict[str, Decider] = {
     "majority": _on_counts(_majority),
@@ -236,4 +273,5 @@ DECIDERS: dict[str, Decider] = {
     "max": _on_counts(_extreme(True)),
     "min": _on_counts(_extreme(False)),
     "annotator": _one_annotator,
+    "human-else-automatic": _human_else_automatic,
 }

@@ -16,6 +16,7 @@ from pooljudge.errors import UsageError
 __all__ = [
     "DEFAULT_POLICY",
     "DEFAULT_TIES",
+    "PLAIN_POLICIES",
     "POLICIES",
     "POLICY_HELP",
     "POLICY_NAMES",
@@ -32,6 +33,9 @@ POLICY_HELP = MappingProxyType({
     "max": "the highest label given",
     "min": "the lowest label given",
     "annotator:NAME": "that annotator's label (pairs they did not judge are left out)",
+    "human-else-automatic:NAME": "people's majority where a person judged the pair (ties by "
+                                 "--ties), else automatic judge NAME's label; the provenance's "
+                                 "source column says which",
 })
 # Majority ties -> help.
 TIES_HELP = MappingProxyType({
@@ -47,6 +51,8 @@ POLICIES: tuple[str, ...] = tuple(POLICY_HELP)
 TIES: tuple[str, ...] = tuple(TIES_HELP)
 _TAKES_ARGUMENT = {name: bool(arg) for name, _, arg in (p.partition(":") for p in POLICIES)}
 POLICY_NAMES: tuple[str, ...] = tuple(_TAKES_ARGUMENT)
+# The policies that need no argument (what a page can offer in a plain list).
+PLAIN_POLICIES: tuple[str, ...] = tuple(p for p in POLICIES if ":" not in p)
 
 
 @dataclass(frozen=True)

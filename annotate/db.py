@@ -36,8 +36,8 @@ from sqlmodel import Session
 from annotate.writer_queue import fcntl, writer_turn
 from pooljudge.errors import PoolJudgeError, StorageError, UsageError
 
-__all__ = ["DEFAULT_URL", "database_url", "migration_config", "open_engine", "pool_size",
-           "session_scope"]
+__all__ = ["DEFAULT_URL", "database_url", "migrate", "migration_config", "open_engine",
+           "pool_size", "session_scope"]
 
 DEFAULT_URL = "sqlite:///pooljudge.db"
 MIGRATIONS = Path(__file__).with_name("migrations")
@@ -237,12 +237,44 @@ def _upgrade(engine: sa.Engine, shown: str, *, create: bool = True) -> None:
             f"the database schema ({current}) is newer than this pooljudge ({head}); "
             "upgrade pooljudge"
         )
-    with engine.begin() as connection:
-        if engine.dialect.name == "postgresql":
-            connection.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"),
-                               {"key": _MIGRATION_LOCK_KEY})
-        config.attributes["connection"] = connection
+    try:
+        migrate(engine, "head")
+    except CommandError as exc:
+        raise PoolJudgeError(f"cannot upgrade the database: {exc}") from None
+
+
+def migrate(engine: sa.Engine, revision: str, *, downgrade: bool = False) -> None:
+    """Upgrade (or downgrade) the database to ``revision`` in one transaction.
+
+    PostgreSQL: concurrent upgrades queue on an advisory lock. SQLite: foreign keys are off
+    while the migrations run (a batch rebuild drops and re-creates a table that other tables
+    point at, which SQLite refuses with them on; the pragma is a no-op inside a transaction,
+    so it is set before BEGIN), and ``PRAGMA foreign_key_check`` must find no dangling
+    reference before the commit; they are on again afterwards.
+    """
+    config = migration_config()
+    sqlite = engine.dialect.name == "sqlite"
+    with engine.connect() as connection:
+        driver = connection.connection.driver_connection
+        if sqlite:
+            driver.execute("PRAGMA foreign_keys=OFF")
         try:
-            command.upgrade(config, "head")
-        except CommandError as exc:
-            raise PoolJudgeError(f"cannot upgrade the database: {exc}") from None
+            with connection.begin():
+                if not sqlite:
+                    connection.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"),
+                                       {"key": _MIGRATION_LOCK_KEY})
+                config.attributes["connection"] = connection
+                (command.downgrade if downgrade else command.upgrade)(config, revision)
+                if sqlite:
+                    _check_foreign_keys(connection)
+        finally:
+            if sqlite:
+                driver.execute("PRAGMA foreign_keys=ON")
+
+
+def _check_foreign_keys(connection: sa.Connection) -> None:
+    """PoolJudgeError naming the first row whose foreign key points nowhere (SQLite)."""
+    dangling = connection.exec_driver_sql("PRAGMA foreign_key_check").first()
+    if dangling is not None:
+        raise PoolJudgeError(f"cannot upgrade the database: row {dangling[1]} of table "
+                             f"{dangling[0]} refers to a missing row of {dangling[2]}")

@@ -1,7 +1,9 @@
 """The judging page's keyboard: which key does what, per campaign, checked once when it is set.
 
-Actions (:data:`ACTIONS`): ``label:V`` gives the pair label ``V``; ``skip``, ``back`` and
-``forward`` are the page's navigation buttons; ``comment``, ``legend`` and the six scrolling
+Actions (:data:`ACTIONS`): ``label:V`` gives the pair label ``V``; ``skip``, ``back``,
+``forward`` and ``undo`` (withdraw the last judgment and show it again) are the page's
+navigation buttons, ``cannot_judge`` its "I can't judge this" button
+(shown only in campaigns that offer it); ``comment``, ``legend`` and the six scrolling
 actions act on the page itself. A campaign may override any of the defaults
 (:data:`DEFAULT_KEYS`; a one-digit label ``V`` is the key ``V``) with a JSON object such as::
 
@@ -43,6 +45,8 @@ ACTIONS = {
     "skip": "skip for now",
     "back": "previous pair (change an earlier label)",
     "forward": "back to new pairs (after going back)",
+    "undo": "undo my last judgment (it is withdrawn and shown again)",
+    "cannot_judge": "I can't judge this (asks for a reason)",
     "comment": "type a comment (saved with the label)",
     "page_down": "scroll the document down a screen",
     "page_up": "scroll the document up a screen",
@@ -52,10 +56,11 @@ ACTIONS = {
     "bottom": "document end",
     "legend": "show or hide this list of keys",
 }
-BUTTON_ACTIONS = frozenset({"skip", "back", "forward"})
+BUTTON_ACTIONS = frozenset({"skip", "back", "forward", "undo", "cannot_judge"})
 PAGE_ACTIONS = tuple(a for a in ACTIONS if a not in BUTTON_ACTIONS)
 DEFAULT_KEYS: dict[str, tuple[str, ...]] = {
-    "skip": ("s",), "back": ("b",), "forward": ("n",), "comment": ("/",),
+    "skip": ("s",), "back": ("b",), "forward": ("n",), "undo": ("u",), "cannot_judge": ("i",),
+    "comment": ("/",),
     "page_down": ("Space", "PageDown"), "page_up": ("PageUp",), "line_down": ("j", "Down"),
     "line_up": ("k", "Up"), "top": ("Home",), "bottom": ("End",), "legend": ("?",),
 }
@@ -95,9 +100,15 @@ class KeyMap:
         return cls.from_data({}, labels=labels)
 
     @classmethod
-    def from_data(cls, data: object, *, labels: Sequence[int], source: str = _SOURCE) -> KeyMap:
+    def from_data(cls, data: object, *, labels: Sequence[int], source: str = _SOURCE,
+                  stored: bool = False) -> KeyMap:
         """The defaults overridden by ``data`` (decoded JSON: action -> key or list of keys).
-        InputError (``source: …``) for anything the module docstring refuses."""
+        InputError (``source: …``) for anything the module docstring refuses.
+
+        ``stored``: ``data`` is a campaign's map saved by an earlier pooljudge, which did not
+        know the actions added since (``undo``, ``cannot_judge``); a key it binds wins over a new
+        action's default, which is left without that key (the legend shows what is bound),
+        instead of refusing a map that was valid when it was saved."""
         if not isinstance(data, dict):
             raise InputError('expected a JSON object of "action": "key", e.g. {"skip": "x"}',
                              path=source)
@@ -110,6 +121,11 @@ class KeyMap:
         bindings = {action: _default_keys(action) for action in known}
         for action, given in data.items():
             bindings[action] = _parse_keys(action, given, source)
+        if stored:
+            taken = {key for action in data for key in bindings[action]}
+            for action in known:
+                if action not in data:
+                    bindings[action] = tuple(k for k in bindings[action] if k not in taken)
         _check_clashes(bindings, source)
         return cls(labels, bindings)
 
@@ -120,14 +136,15 @@ class KeyMap:
         return cls.from_text(text, labels=labels, source=str(path))
 
     @classmethod
-    def from_text(cls, text: str, *, labels: Sequence[int], source: str = _SOURCE) -> KeyMap:
+    def from_text(cls, text: str, *, labels: Sequence[int], source: str = _SOURCE,
+                  stored: bool = False) -> KeyMap:
         """:meth:`from_data` of JSON text; a key given twice in the object is an error."""
         try:
             data = json.loads(text, object_pairs_hook=_unique_keys)
         except ValueError as exc:
             raise InputError(f"not a JSON key map: {exc}", path=source,
                              line=getattr(exc, "lineno", None)) from None
-        return cls.from_data(data, labels=labels, source=source)
+        return cls.from_data(data, labels=labels, source=source, stored=stored)
 
     def to_json(self) -> str:
         """Every binding as the JSON object :meth:`from_text` reads back to this map."""

@@ -24,32 +24,56 @@ attempt gave no label, one row per (pair, judge), deleted when a later run label
 
 Keyboard (revision 0006): ``campaign.keymap`` is the campaign's key map as JSON (every action's
 keys, see :mod:`annotate.keymap`), or NULL for the defaults.
+
+Judging aids (revision 0007): ``judgment.status`` is ``label``, ``withdrawn`` (an undo) or
+``cannot_judge``; each is a version of the same (pair, annotator, kind) sequence and the latest
+version decides. ``judgment.label`` is NULL exactly when the status is not ``label``;
+``judgment.rationale`` is a can't-judge answer's required reason or a label's rationale.
+``campaign.cannot_judge``, ``campaign.rationale_labels`` (JSON list of labels that need a
+rationale) and ``campaign.highlight_narrative`` are campaign settings; ``topic_term`` and
+``annotator_term`` hold highlight terms; ``guidelines_ack`` who acknowledged which guidelines.
+``campaign.suggest_from`` names the automatic judge shown to people as a suggestion (NULL: off);
+``judgment.suggested`` is the label suggested when the person judged (NULL: none shown).
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import CheckConstraint, Column, DateTime, Index, Text, UniqueConstraint, text
+from sqlalchemy import (
+    CheckConstraint,
+    Column,
+    DateTime,
+    Index,
+    String,
+    Text,
+    UniqueConstraint,
+    false,
+    text,
+)
 from sqlmodel import Field, SQLModel
 
 __all__ = [
     "Annotator",
+    "AnnotatorTerm",
     "AnnotatorTopic",
     "AutoFailure",
     "AutoJudgment",
     "Campaign",
     "Claim",
     "Document",
+    "GuidelinesAck",
     "Judgment",
     "Pair",
     "PoolEntry",
     "Skip",
     "Topic",
     "TopicAssignment",
+    "TopicTerm",
 ]
 
 _OPEN = text("open_slots > 0")
+_ANSWERED = text("status = 'cannot_judge'")
 
 
 def _time(*, index: bool = False):
@@ -78,6 +102,11 @@ class Campaign(SQLModel, table=True):
     order_seed: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     queue_mark: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     keymap: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    cannot_judge: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
+    rationale_labels: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    highlight_narrative: bool = Field(default=False,
+                                      sa_column_kwargs={"server_default": false()})
+    suggest_from: str | None = None
 
 
 class Topic(SQLModel, table=True):
@@ -232,7 +261,16 @@ class Judgment(SQLModel, table=True):
         CheckConstraint("kind IN ('judgment', 'adjudication')", name="ck_judgment_kind"),
         CheckConstraint("source IN ('human', 'import', 'automatic')", name="ck_judgment_source"),
         CheckConstraint("version >= 1", name="ck_judgment_version"),
+        CheckConstraint("status IN ('label', 'withdrawn', 'cannot_judge')",
+                        name="ck_judgment_status"),
+        CheckConstraint("(status = 'label' AND label IS NOT NULL) "
+                        "OR (status <> 'label' AND label IS NULL)",
+                        name="ck_judgment_label_status"),
+        CheckConstraint("status <> 'cannot_judge' OR rationale IS NOT NULL",
+                        name="ck_judgment_cannot_judge_reason"),
         Index("ix_judgment_annotator_created", "annotator_id", "created_at"),
+        Index("ix_judgment_cannot_judge", "annotator_id",
+              postgresql_where=_ANSWERED, sqlite_where=_ANSWERED),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -240,12 +278,15 @@ class Judgment(SQLModel, table=True):
     annotator_id: int = Field(foreign_key="annotator.id")
     kind: str
     version: int
-    label: int
+    label: int | None = None
     source: str
     created_at: datetime = _time()
     seconds: float | None = None
     position: int | None = None
     comment: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    status: str = Field(sa_column=Column(String, nullable=False, server_default="label"))
+    rationale: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    suggested: int | None = None
 
 
 class AutoJudgment(SQLModel, table=True):
@@ -287,3 +328,33 @@ class AutoFailure(SQLModel, table=True):
     reply: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     attempts: int
     failed_at: datetime = _time()
+
+
+class TopicTerm(SQLModel, table=True):
+    """A highlight term the admin set for a topic (revision 0007)."""
+
+    __tablename__ = "topic_term"
+
+    topic_id: int = Field(foreign_key="topic.id", primary_key=True)
+    term: str = Field(sa_column=Column(Text, primary_key=True))
+
+
+class AnnotatorTerm(SQLModel, table=True):
+    """A highlight term an annotator added for themselves on one topic (revision 0007)."""
+
+    __tablename__ = "annotator_term"
+
+    annotator_id: int = Field(foreign_key="annotator.id", primary_key=True)
+    topic_id: int = Field(foreign_key="topic.id", primary_key=True)
+    term: str = Field(sa_column=Column(Text, primary_key=True))
+    created_at: datetime = _time()
+
+
+class GuidelinesAck(SQLModel, table=True):
+    """An annotator acknowledged the guidelines whose SHA-256 is ``guidelines_sha256``."""
+
+    __tablename__ = "guidelines_ack"
+
+    annotator_id: int = Field(foreign_key="annotator.id", primary_key=True)
+    guidelines_sha256: str = Field(primary_key=True)
+    acked_at: datetime = _time()

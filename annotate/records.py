@@ -17,6 +17,7 @@ __all__ = [
     "JUDGING_ORDERS",
     "JUDGMENT_KINDS",
     "JUDGMENT_SOURCES",
+    "JUDGMENT_STATUSES",
     "MAX_LABELS",
     "AnnotatorInfo",
     "CampaignInfo",
@@ -31,6 +32,7 @@ __all__ = [
 ANNOTATOR_ROLES = ("annotator", "adjudicator", "admin")
 ASSIGN_MODES = ("pair", "topic")
 JUDGMENT_KINDS = ("judgment", "adjudication")
+JUDGMENT_STATUSES = ("label", "withdrawn", "cannot_judge")
 JUDGMENT_SOURCES = ("human", "import", "automatic")
 JUDGING_ORDERS = {
     "pool": "the pool file's order within each topic; topics interleaved so each advances in "
@@ -207,7 +209,9 @@ def _check_size(count: int) -> None:
 
 @dataclass(frozen=True)
 class CampaignInfo:
-    """A campaign's settings."""
+    """A campaign's settings. ``cannot_judge``: annotators may answer "I can't judge this"
+    (with a reason); ``rationale_labels``: the labels whose choice needs a rationale;
+    ``highlight_narrative``: the narrative's words are highlighted too."""
 
     id: int
     name: str
@@ -217,6 +221,9 @@ class CampaignInfo:
     assign_mode: str
     guidelines: str
     show_others_labels: bool
+    cannot_judge: bool = False
+    rationale_labels: tuple[int, ...] = ()
+    highlight_narrative: bool = False
 
 
 @dataclass(frozen=True)
@@ -250,16 +257,22 @@ class PairView:
 
 @dataclass(frozen=True)
 class JudgmentRecord:
-    """One stored judgment row (append-only; ``version`` counts from 1)."""
+    """One stored judgment row (append-only; ``version`` counts from 1).
+
+    ``status`` is ``label``, ``withdrawn`` (an undo) or ``cannot_judge``; ``label`` is None
+    exactly when the status is not ``label``. ``rationale`` is a can't-judge answer's reason or
+    the rationale given with a label."""
 
     id: int
     pair_id: int
     annotator_id: int
     version: int
-    label: int
+    label: int | None
     kind: str
     source: str
     created_at: datetime
     seconds: float | None
     position: int | None
     comment: str | None
+    status: str = "label"
+    rationale: str | None = None

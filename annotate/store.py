@@ -15,6 +15,7 @@ from annotate.store_annotators import (
     list_annotators,
     remove_annotator,
 )
+from annotate.store_answers import cannot_judge_answers
 from annotate.store_autojudge import (
     auto_failures,
     auto_judge,
@@ -22,6 +23,14 @@ from annotate.store_autojudge import (
     pairs_for_judge,
     record_auto_failure,
     record_auto_judgment,
+)
+from annotate.store_calibration import (
+    calibration_candidates,
+    move_to_front,
+    set_suggest_from,
+    suggest_from,
+    suggestion,
+    suggestions_shown,
 )
 from annotate.store_campaigns import (
     campaign_keymap,
@@ -31,12 +40,18 @@ from annotate.store_campaigns import (
     list_campaigns,
 )
 from annotate.store_check import consistency_problems
+from annotate.store_frames import judgment_times, judgments_frame
+from annotate.store_guidelines import (
+    acknowledge_guidelines,
+    acknowledgements,
+    guidelines_sha256,
+    needs_guidelines,
+    set_guidelines,
+)
 from annotate.store_import import import_judgments
 from annotate.store_judgments import (
     DuplicateWrite,
     history,
-    judgment_times,
-    judgments_frame,
     others_labels,
     pair_view,
     recent_seconds,
@@ -44,28 +59,55 @@ from annotate.store_judgments import (
 )
 from annotate.store_pairs import pair_by_key
 from annotate.store_progress import annotator_progress, progress, topic_pairs
+from annotate.store_stats import AnnotatorStatistics, Standing, annotator_statistics, standing
+from annotate.store_terms import (
+    TopicTerms,
+    UnknownTopic,
+    add_annotator_term,
+    campaign_terms,
+    highlight_terms,
+    remove_annotator_term,
+    set_topic_terms,
+)
+from annotate.store_undo import RecentJudgment, recent_judgments, withdraw_last, withdrawal
 
 __all__ = [
+    "AnnotatorStatistics",
     "DuplicateWrite",
+    "RecentJudgment",
+    "Standing",
+    "TopicTerms",
+    "UnknownTopic",
+    "acknowledge_guidelines",
+    "acknowledgements",
     "add_annotator",
+    "add_annotator_term",
     "add_label_source",
     "annotator_id",
     "annotator_progress",
+    "annotator_statistics",
     "authenticate",
     "auto_failures",
     "auto_judge",
+    "calibration_candidates",
     "campaign_keymap",
     "campaign_summary",
+    "campaign_terms",
+    "cannot_judge_answers",
     "consistency_problems",
     "create_campaign",
     "get_campaign",
+    "guidelines_sha256",
     "hash_token",
+    "highlight_terms",
     "history",
     "import_judgments",
     "judgment_times",
     "judgments_frame",
     "list_annotators",
     "list_campaigns",
+    "move_to_front",
+    "needs_guidelines",
     "next_pair",
     "others_labels",
     "pair_by_key",
@@ -73,12 +115,23 @@ __all__ = [
     "pair_views",
     "pairs_for_judge",
     "progress",
+    "recent_judgments",
     "recent_seconds",
     "record_auto_failure",
     "record_auto_judgment",
     "record_judgment",
     "release_expired",
     "remove_annotator",
+    "remove_annotator_term",
+    "set_guidelines",
+    "set_suggest_from",
+    "set_topic_terms",
     "skip_pair",
+    "standing",
+    "suggest_from",
+    "suggestion",
+    "suggestions_shown",
     "topic_pairs",
+    "withdraw_last",
+    "withdrawal",
 ]

@@ -112,7 +112,9 @@ def remove_annotator(session: Session, *, campaign: str, name: str) -> None:
 
 def list_annotators(session: Session, *, campaign: str, include_removed: bool = False
                     ) -> pd.DataFrame:
-    """Columns name, role, human, active, judgments (distinct pairs judged), last_judgment.
+    """Columns name, role, human, active, judgments (distinct pairs whose latest version is a
+    label: withdrawn labels and can't-judge answers are not counted), last_judgment (the
+    newest row of kind judgment, whatever its state: an undo is activity too).
 
     Counts come from the ``annotator_topic`` counters; the last judgment walks the index
     ``(annotator_id, created_at)`` backwards to the newest judgment row, never all judgments.

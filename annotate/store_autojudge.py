@@ -64,9 +64,10 @@ def pairs_for_judge(session: Session, *, campaign: str, annotator_id: int | None
     """(ids of the pairs left to the judge in queue order, number of pairs skipped).
 
     ``annotator_id`` None: a judge not created yet (it labelled nothing).
-    ``all``: every pair the judge has not labelled; ``unjudged``: only those without any
-    judgment (kind ``judgment``) by a participant (``annotator.human``). A pair of the judge's
-    failure table is left to it (failures are retried).
+    ``all``: every pair the judge has not labelled; ``unjudged``: only those no participant
+    (``annotator.human``) has labelled: ``pair.judged`` = 0, so a withdrawn label or a
+    can't-judge answer leaves the pair to the judge. A pair of the judge's failure table is
+    left to it (failures are retried).
     """
     if pairs not in PAIR_MODES:
         raise InputError(f"unknown pair selection {pairs!r}; choose from {', '.join(PAIR_MODES)}")
@@ -77,9 +78,7 @@ def pairs_for_judge(session: Session, *, campaign: str, annotator_id: int | None
             _J.c.pair_id == _P.c.id, _J.c.annotator_id == annotator_id,
             _J.c.kind == "judgment"))
     if pairs == "unjudged":
-        human = sa.exists().where(_J.c.pair_id == _P.c.id, _J.c.kind == "judgment",
-                                  _A.c.id == _J.c.annotator_id, _A.c.human)
-        query = query.where(~human)
+        query = query.where(_P.c.judged == 0)
     left = list(session.execute(query.order_by(_P.c.queue_pos, _P.c.id)).scalars())
     total = session.execute(sa.select(sa.func.count()).where(_P.c.campaign_id == row.id)
                             ).scalar_one()

@@ -3,6 +3,9 @@ the key map of its judging page."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 import sqlalchemy as sa
@@ -30,6 +33,8 @@ def create_campaign(
     assign_mode: str = "pair", guidelines: str = "", show_others_labels: bool = False,
     topics: pd.DataFrame, documents: pd.DataFrame, pool: pd.DataFrame,
     run_ranks: pd.DataFrame | None = None, seed: int = 0, keymap: KeyMap | None = None,
+    cannot_judge: bool = False, rationale_labels: Sequence[int] = (),
+    highlight_narrative: bool = False,
 ) -> CampaignInfo:
     """Create campaign ``name`` with the pool's pairs and the topics and documents they name.
 
@@ -39,6 +44,9 @@ def create_campaign(
     assignment by pair. Run ranks of pooled pairs are stored whatever the order.
 
     ``keymap`` (None: the default keys) must be made for ``scale``'s labels.
+    ``cannot_judge`` offers annotators "I can't judge this" (with a required reason);
+    ``rationale_labels`` (labels of the scale) need a rationale when chosen;
+    ``highlight_narrative`` highlights the narrative's words too.
 
     Topics and documents the pool does not name are not stored. Raises InputError (and stores
     nothing, the caller's transaction being rolled back) for an existing name, a bad setting, or
@@ -47,6 +55,10 @@ def create_campaign(
     _check_settings(session, name, overlap, assign_mode)
     if keymap is not None and keymap.labels != scale.values:
         raise InputError(f"the key map is for labels {list(keymap.labels)}, the scale has "
+                         f"{list(scale.values)}")
+    stray = sorted(set(rationale_labels) - set(scale.values))
+    if stray:
+        raise InputError(f"labels {stray} need a rationale but are not on the scale "
                          f"{list(scale.values)}")
     order = canonical_order(order)
     adaptive = adaptive_spec(order) is not None
@@ -71,7 +83,10 @@ def create_campaign(
     row = Campaign(name=name, scale=scale.to_json(), overlap=overlap, judging_order=order,
                    assign_mode=assign_mode, guidelines=guidelines,
                    show_others_labels=show_others_labels, created_at=utcnow(), order_seed=seed,
-                   keymap=None if keymap is None else keymap.to_json())
+                   keymap=None if keymap is None else keymap.to_json(),
+                   cannot_judge=cannot_judge, highlight_narrative=highlight_narrative,
+                   rationale_labels=(json.dumps(sorted(int(v) for v in set(rationale_labels)))
+                                     if rationale_labels else None))
     session.add(row)
     session.flush()
     topic_ids = _insert_topics(session, row, topics, pool, positions)
@@ -104,7 +119,8 @@ def campaign_keymap(session: Session, *, campaign: str) -> KeyMap:
     labels = campaign_info(row).scale.values
     if row.keymap is None:
         return KeyMap.default(labels)
-    return KeyMap.from_text(row.keymap, labels=labels, source=f"campaign {campaign}")
+    return KeyMap.from_text(row.keymap, labels=labels, source=f"campaign {campaign}",
+                            stored=True)
 
 
 def list_campaigns(session: Session) -> list[CampaignInfo]:

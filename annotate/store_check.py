@@ -6,11 +6,12 @@ transaction as the rows; this module recounts from scratch and lists every diffe
 test (or ``pooljudge campaigns check``) can prove that a crash at any moment — kill -9 during an
 import, a judgment or a claim — left the database consistent. The invariants:
 
-- ``pair.judged`` = distinct participants (``annotator.human``) with a judgment of kind
-  ``judgment`` on the pair;
+- ``pair.judged`` = distinct participants (``annotator.human``) whose latest version of kind
+  ``judgment`` on the pair is a label (not a withdrawal, not a can't-judge answer);
 - ``pair.open_slots`` = max(K − ``pair.judged`` − claims on the pair, 0), K the overlap;
-- ``annotator_topic.judged`` = distinct pairs of the topic the annotator judged (kind
-  ``judgment``), and no (annotator, topic) with judgments lacks its row;
+- ``annotator_topic.judged`` = distinct pairs of the topic whose latest version of kind
+  ``judgment`` by the annotator is a label, and no (annotator, topic) with labels lacks its
+  row;
 - ``topic.open_slots`` = max(K − annotators holding the topic, 0) (assignment by topic);
 - every claim and judgment belongs to a pair and an annotator of the same campaign;
 - an annotator's versions of one kind on one pair are 1, 2, …, n with no gap.
@@ -67,12 +68,23 @@ def _listed(what: str, rows: Sequence[Any]) -> list[str]:
     return lines
 
 
+def _labelled() -> sa.Subquery:
+    """The judgment rows of kind ``judgment`` that are the latest of their (pair, annotator)
+    sequence and have status ``label``: the labels the counters stand for."""
+    j, newer = Judgment.__table__, Judgment.__table__.alias("newer")
+    later = sa.exists().where(newer.c.pair_id == j.c.pair_id,
+                              newer.c.annotator_id == j.c.annotator_id,
+                              newer.c.kind == j.c.kind, newer.c.version > j.c.version)
+    return (sa.select(j.c.pair_id, j.c.annotator_id)
+            .where(j.c.kind == "judgment", j.c.status == "label", ~later).subquery("labelled"))
+
+
 def _pair_counters(session: Session, campaign_id: int, overlap: int) -> list[str]:
     """``pair.judged`` and ``pair.open_slots`` against recounts."""
-    j, a, c, p = Judgment.__table__, Annotator.__table__, Claim.__table__, Pair.__table__
+    j, a, c, p = _labelled(), Annotator.__table__, Claim.__table__, Pair.__table__
     judged = (sa.select(sa.func.count(sa.distinct(j.c.annotator_id)))
               .select_from(j.join(a, a.c.id == j.c.annotator_id))
-              .where(j.c.pair_id == p.c.id, j.c.kind == "judgment", a.c.human.is_(True))
+              .where(j.c.pair_id == p.c.id, a.c.human.is_(True))
               .scalar_subquery())
     claims = sa.select(sa.func.count()).where(c.c.pair_id == p.c.id).scalar_subquery()
     query = sa.select(p.c.id.label("pair"), p.c.judged, judged.label("recount"),
@@ -90,12 +102,11 @@ def _pair_counters(session: Session, campaign_id: int, overlap: int) -> list[str
 
 def _progress_counters(session: Session, campaign_id: int, overlap: int) -> list[str]:
     """``annotator_topic.judged`` against a recount (missing and extra rows included)."""
-    j, p, at, a = (Judgment.__table__, Pair.__table__, AnnotatorTopic.__table__,
-                   Annotator.__table__)
+    j, p, at, a = _labelled(), Pair.__table__, AnnotatorTopic.__table__, Annotator.__table__
     recount = (sa.select(j.c.annotator_id, p.c.topic_id,
                          sa.func.count(sa.distinct(j.c.pair_id)).label("n"))
                .select_from(j.join(p, p.c.id == j.c.pair_id))
-               .where(p.c.campaign_id == campaign_id, j.c.kind == "judgment")
+               .where(p.c.campaign_id == campaign_id)
                .group_by(j.c.annotator_id, p.c.topic_id))
     counted = (sa.select(at.c.annotator_id, at.c.topic_id, at.c.judged)
                .select_from(at.join(a, a.c.id == at.c.annotator_id))

@@ -86,6 +86,9 @@ def campaign_info(row: Campaign) -> CampaignInfo:
         id=row.id, name=row.name, scale=LabelScale.from_data(json.loads(row.scale)),
         overlap=row.overlap, order=row.judging_order, assign_mode=row.assign_mode,
         guidelines=row.guidelines, show_others_labels=row.show_others_labels,
+        cannot_judge=bool(row.cannot_judge),
+        rationale_labels=tuple(json.loads(row.rationale_labels or "[]")),
+        highlight_narrative=bool(row.highlight_narrative),
     )
 
 
@@ -122,7 +125,8 @@ def judgment_record(row: Judgment) -> JudgmentRecord:
     return JudgmentRecord(
         id=row.id, pair_id=row.pair_id, annotator_id=row.annotator_id, version=row.version,
         label=row.label, kind=row.kind, source=row.source, created_at=row.created_at,
-        seconds=row.seconds, position=row.position, comment=row.comment,
+        seconds=row.seconds, position=row.position, comment=row.comment, status=row.status,
+        rationale=row.rationale,
     )
 
 

@@ -5,15 +5,17 @@ are read from the driver's cursor in chunks of :data:`CHUNK` (a server-side curs
 PostgreSQL), without SQLAlchemy rows and without a join: the annotator's name and the pair's
 topic and document keys come from small look-ups of the campaign (annotators, pairs, topics and
 documents by id), put in place by integer codes. Each chunk's columns become numpy arrays at
-once; text columns (``kind``, ``source``, ``comment``) are kept as codes into their distinct
-values, so memory grows by a few bytes per judgment. Column types are pandas' own inference over
-the values, as if the rows had been passed to ``pandas.DataFrame`` (ints, floats with NaN for
-None, datetimes, strings).
+once; text columns (``kind``, ``source``, ``comment``, ``status``, ``rationale``) are kept as
+codes into their distinct values, so memory grows by a few bytes per judgment. Column types
+are pandas' own inference over the values, as if the rows had been passed to
+``pandas.DataFrame`` (ints, floats with NaN for None, datetimes, strings), except ``label``
+(see :func:`read_judgments`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from datetime import timedelta
 
 import numpy as np
 import pandas as pd
@@ -22,30 +24,78 @@ import sqlalchemy as sa
 from sqlmodel import Session
 
 from annotate.models import Annotator, Document, Judgment, Pair, Topic
+from annotate.store_common import campaign_row
 
-__all__ = ["CHUNK", "FRAME_COLUMNS", "read_judgments"]
+__all__ = ["CHUNK", "FRAME_COLUMNS", "LABELLED", "judgment_times", "judgments_frame",
+           "read_judgments"]
 
 FRAME_COLUMNS = ("annotator", "topic", "doc", "label", "version", "kind", "source", "created_at",
-                 "seconds", "position", "comment")
+                 "seconds", "position", "comment", "status", "rationale")
 CHUNK = 100_000
+LABELLED = ("label",)
+"""The default ``states`` of a latest-only frame: the pairs an annotator labelled."""
 
 _J, _P = Judgment.__table__, Pair.__table__
 _KEYED = ("annotator", "topic", "doc")  # from the look-ups, not the judgment row
-_ROW = ("id", "pair_id", "annotator_id", "version", "kind")  # always read
-_INTS = ("id", "pair_id", "annotator_id", "label", "version")  # NOT NULL integers
-_TEXTS = ("kind", "source", "comment")  # stored as codes into their distinct values
-_TYPES = {"label": "int64", "version": "int64", "seconds": "float64"}
+_ROW = ("id", "pair_id", "annotator_id", "version", "kind", "status")  # always read
+_INTS = ("id", "pair_id", "annotator_id", "label", "version")  # integers (label: NULL too)
+_TEXTS = ("kind", "source", "comment", "status", "rationale")  # codes into distinct values
+_TYPES = {"version": "int64", "seconds": "float64"}
+
+
+def judgments_frame(session: Session, *, campaign: str, latest_only: bool = True,
+                    kind: str | None = None, columns: Sequence[str] = FRAME_COLUMNS,
+                    states: Sequence[str] = LABELLED) -> pd.DataFrame:
+    """Every judgment row of the campaign, or only the latest version per pair, annotator and
+    kind whose status is in ``states`` (default: labels only, so withdrawn labels and
+    can't-judge answers are left out; add ``"cannot_judge"`` to get those answers).
+
+    Columns: annotator, topic, doc, label, version, kind, source, created_at, seconds,
+    position, comment, status, rationale (or the subset ``columns``); rows in the order they
+    were written. One streamed query, no object per row
+    (:func:`annotate.store_frames.read_judgments`).
+    """
+    return read_judgments(session, campaign_id=campaign_row(session, campaign).id,
+                          latest_only=latest_only, kind=kind, columns=columns, states=states)
+
+
+def judgment_times(session: Session, *, campaign: str, hours: float | None = 24
+                   ) -> pd.DataFrame:
+    """Columns annotator, created_at, seconds of the first judgments (version 1, kind
+    judgment) of the queue's participants (``annotator.human``): the judgments that make
+    progress, so label changes and non-human imports never inflate a pace. Only the last
+    ``hours`` before the newest such judgment (all with None); ordered by time."""
+    row = campaign_row(session, campaign)
+    first = (sa.select(Annotator.name, Judgment.created_at, Judgment.seconds)
+             .join(Pair, Pair.id == Judgment.pair_id)
+             .join(Annotator, Annotator.id == Judgment.annotator_id)
+             .where(Pair.campaign_id == row.id, Judgment.kind == "judgment",
+                    Judgment.version == 1, Annotator.human))
+    if hours is not None:
+        times = first.subquery()
+        newest = session.execute(sa.select(sa.func.max(times.c.created_at))).scalar_one()
+        if newest is not None:
+            first = first.where(Judgment.created_at >= newest - timedelta(hours=hours))
+    rows = session.execute(first.order_by(Judgment.created_at)).all()
+    return pd.DataFrame(rows, columns=["annotator", "created_at", "seconds"]).astype(
+        {"seconds": "float64"})
 
 
 def read_judgments(session: Session, *, campaign_id: int, latest_only: bool = True,
-                   kind: str | None = None,
-                   columns: Sequence[str] = FRAME_COLUMNS) -> pd.DataFrame:
+                   kind: str | None = None, columns: Sequence[str] = FRAME_COLUMNS,
+                   states: Sequence[str] = LABELLED) -> pd.DataFrame:
     """The campaign's judgment rows (only the latest version per pair, annotator and kind when
     ``latest_only``; only ``kind`` when given) as a frame of ``columns``, a subset of
     :data:`FRAME_COLUMNS` in any order; rows in the order they were written (by id).
 
-    ``label`` and ``version`` are int64 and ``seconds`` float64 even when there are no rows.
-    ValueError for an unknown column name.
+    A latest-only frame keeps only the rows whose status is in ``states``: by default labels,
+    so a withdrawn label or a can't-judge answer leaves no row and ``label`` is never missing;
+    ``states=("label", "cannot_judge")`` adds the can't-judge answers. Full history
+    (``latest_only`` false) has every row, withdrawals included.
+
+    ``version`` is int64 and ``seconds`` float64 even when there are no rows; ``label`` is
+    int64, or pandas' nullable Int64 when a row without a label (a withdrawal, a can't-judge
+    answer) is in the frame. ValueError for an unknown column name.
     """
     unknown = [c for c in columns if c not in FRAME_COLUMNS]
     if unknown:
@@ -67,13 +117,27 @@ def read_judgments(session: Session, *, campaign_id: int, latest_only: bool = Tr
     if latest_only:
         order = order[_is_latest(row["pair_id"], row["annotator_id"], row.get("kind"),
                                  row["version"])[order]]
+        wanted = np.isin(np.asarray(chunks["status"].distinct, dtype=object), list(states))
+        order = order[np.append(wanted, False)[row["status"][order]]]
     data = {name: chunks[name].take(order) for name in fetched if name in columns}
     if one_kind and "kind" in columns:
         data["kind"] = _texts(np.array([kind], dtype=object), np.zeros(len(order), np.int64))
     data |= _keys(session, campaign_id, [c for c in columns if c in _KEYED],
                   row["pair_id"][order], row["annotator_id"][order])
     frame = pd.DataFrame({name: data[name] for name in columns}, columns=list(columns))
+    if "label" in frame.columns:
+        frame["label"] = _labels(frame["label"].to_numpy(np.int64),
+                                 chunks["label"].missing(order))
     return frame.astype({c: t for c, t in _TYPES.items() if c in frame.columns})
+
+
+def _labels(values: np.ndarray, missing: np.ndarray) -> pd.Series | np.ndarray:
+    """The label column: int64, or nullable Int64 with NA where a row has no label."""
+    if not missing.any():
+        return values
+    labels = pd.array(values, dtype="Int64")
+    labels[missing] = pd.NA
+    return pd.Series(labels)
 
 
 def _is_latest(pair: np.ndarray, annotator: np.ndarray, kind: np.ndarray | None,
@@ -125,19 +189,27 @@ class _Chunks:
     def __init__(self, name: str) -> None:
         self.integer, self.text = name in _INTS, name in _TEXTS
         self.parts: list[np.ndarray] = []
+        self.nulls: list[np.ndarray] = []  # integers: where the value was NULL
         self.uniques: list[np.ndarray] = []
         self.joined: np.ndarray | None = None
         self.distinct = np.zeros(0, dtype=object)
 
     def add(self, field: np.ndarray) -> None:
         if self.integer:
-            self.parts.append(field.astype(np.int64))
+            null = np.equal(field, None)
+            self.nulls.append(null)
+            self.parts.append(np.where(null, 0, field).astype(np.int64))
         elif self.text:
             codes, uniques = pd.factorize(field)
             self.parts.append(codes)
             self.uniques.append(np.asarray(uniques, dtype=object))
         else:
             self.parts.append(field.copy())
+
+    def missing(self, order: np.ndarray) -> np.ndarray:
+        """An integer column's NULLs at the rows ``order`` (NULL is read as 0)."""
+        nulls = np.concatenate(self.nulls) if self.nulls else np.zeros(0, dtype=bool)
+        return nulls[order]
 
     def codes(self) -> np.ndarray:
         """Every value (int columns) or every code (text columns), all chunks in one array."""

@@ -1,9 +1,12 @@
 """Import judgments in bulk: every row checked first, then all stored in one transaction.
 
 The first bad row (in file order) is reported as ``path:line`` and nothing is stored. Versions
-continue each (pair, annotator, kind)'s existing versions, in file order. A participant's first
-judgment of a pair counts towards the overlap (taking an open slot, or the slot of their own
-live claim); imported label sources (``qrels``, ``llm``…) never count.
+continue each (pair, annotator, kind)'s existing versions, in file order, and a row may carry a
+``status`` (``label``, ``withdrawn``, ``cannot_judge``: a full-history export imports back
+unchanged). The counters follow each sequence's change of state, from its latest stored version
+to its last row in the file: a participant's pair that becomes labelled counts towards the
+overlap (taking an open slot, or the slot of their own live claim), one that stops being
+labelled gives its slot back; imported label sources (``qrels``, ``llm``…) never count.
 """
 
 from __future__ import annotations
@@ -17,9 +20,15 @@ import sqlalchemy as sa
 from sqlmodel import Session
 
 from annotate.models import Annotator, Claim, Document, Judgment, Pair, Topic
-from annotate.records import JUDGMENT_KINDS, JUDGMENT_SOURCES, LabelScale
+from annotate.records import JUDGMENT_KINDS, JUDGMENT_SOURCES, JUDGMENT_STATUSES, LabelScale
 from annotate.store_annotators import add_label_source
-from annotate.store_common import campaign_row, lock_annotators, refresh_statistics, utcnow
+from annotate.store_common import (
+    campaign_row,
+    lock_annotators,
+    recount_slots,
+    refresh_statistics,
+    utcnow,
+)
 from annotate.store_progress import count_judged
 from pooljudge.errors import InputError
 
@@ -28,8 +37,10 @@ __all__ = ["COLUMNS", "REQUIRED", "check_columns", "import_judgments"]
 REQUIRED = ("annotator", "topic", "doc", "label")
 # ``created_at`` is another name of ``time``; ``version``, when given, must be the version the
 # row gets (so an export imports back unchanged, and nothing is renumbered without a word).
-COLUMNS = (*REQUIRED, "time", "created_at", "seconds", "comment", "source", "kind", "version")
+COLUMNS = (*REQUIRED, "time", "created_at", "seconds", "comment", "source", "kind", "version",
+           "status", "rationale")
 _BATCH = 5000
+_SEQUENCE = ["pair_id", "annotator_id", "kind"]  # one sequence of versions
 _INTEGER = r"[+-]?\d+"
 # ISO 8601: a date, optionally a time (to the microsecond) and an offset; no offset means UTC.
 _ISO_TIME = (r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?"
@@ -42,15 +53,16 @@ def import_judgments(
     source: str = "import",
 ) -> int:
     """Store the rows of ``frame`` (columns annotator, topic, doc, label; optional time,
-    seconds, comment, source, kind, version: :data:`COLUMNS`) as judgments of ``campaign``;
-    the number stored.
+    seconds, comment, source, kind, version, status, rationale: :data:`COLUMNS`) as judgments
+    of ``campaign``; the number stored.
 
     Every value is stored exactly as written or the whole frame is refused: a column twice or
-    unknown; an empty annotator, topic, doc or label; a label that is not a decimal integer
-    on the scale (``1.0`` is refused); seconds not finite or negative; a time not ISO 8601
-    (``2024-05-01T10:00:00Z``, ``...+02:00``, a date alone; no offset means UTC; at most
-    microseconds); a version other than the one the row gets. Empty optional values take
-    their defaults (time: now).
+    unknown; an empty annotator, topic or doc; a status other than label (the default),
+    withdrawn or cannot_judge; a label row without a label that is a decimal integer on the
+    scale (``1.0`` is refused), another row with one, a cannot_judge row without a rationale;
+    seconds not finite or negative; a time not ISO 8601 (``2024-05-01T10:00:00Z``,
+    ``...+02:00``, a date alone; no offset means UTC; at most microseconds); a version other
+    than the one the row gets. Empty optional values take their defaults (time: now).
 
     ``lines`` gives each row's line number in ``path`` for error messages (default: row + 2,
     after a header). Names in ``label_sources`` unknown to the campaign are created as
@@ -72,14 +84,13 @@ def import_judgments(
     lock_annotators(session, data["annotator_id"])  # judging them meanwhile waits
     data = _with_versions(session, data)
     _validate(data, _version_checks(data), path, lines)
-    _count_towards_overlap(session, data)
-    count_judged(session, firsts=data.loc[data["first"] & (data["kind"] == "judgment"),
-                                          ["annotator_id", "pair_id"]])
+    _count_changes(session, data)
     records = pd.DataFrame({
         "pair_id": data["pair_id"], "annotator_id": data["annotator_id"], "kind": data["kind"],
         "version": data["version"], "label": data["label_value"], "source": data["source"],
         "created_at": data["created_at"], "seconds": data["seconds_value"],
-        "position": None, "comment": data["comment"],
+        "position": None, "comment": data["comment"], "status": data["status"],
+        "rationale": data["rationale"],
     }).astype(object).where(lambda f: f.notna(), None).to_dict("records")
     table = Judgment.__table__
     for start in range(0, len(records), _BATCH):
@@ -144,7 +155,9 @@ def _values(frame: pd.DataFrame, source: str) -> pd.DataFrame:
         "label_value": pd.to_numeric(label.where(exact), errors="coerce"),
         "kind": _optional(frame, "kind", "judgment"),
         "source": _optional(frame, "source", source),
-        "comment": _comments(frame),
+        "comment": _texts(frame, "comment"),
+        "status": _optional(frame, "status", "label"),
+        "rationale": _texts(frame, "rationale").str.strip(),
         "seconds_raw": seconds,
         "seconds_value": pd.to_numeric(seconds, errors="coerce"),
         "time_raw": time_raw,
@@ -156,11 +169,12 @@ def _values(frame: pd.DataFrame, source: str) -> pd.DataFrame:
     })
 
 
-def _comments(frame: pd.DataFrame) -> pd.Series:
-    if "comment" not in frame:
+def _texts(frame: pd.DataFrame, column: str) -> pd.Series:
+    """A free-text column as written; None where empty or blank."""
+    if column not in frame:
         return pd.Series([None] * len(frame), dtype=object)
-    comment = frame["comment"].fillna("").astype(str).reset_index(drop=True)
-    return comment.where(comment.str.strip() != "", None)
+    text = frame[column].fillna("").astype(str).reset_index(drop=True)
+    return text.where(text.str.strip() != "", None)
 
 
 def _optional(frame: pd.DataFrame, column: str, default: str) -> pd.Series:
@@ -173,15 +187,24 @@ def _optional(frame: pd.DataFrame, column: str, default: str) -> pd.Series:
 def _checks(data: pd.DataFrame, scale: tuple[int, ...]) -> list[tuple[pd.Series, Callable]]:
     """(bad-row mask, message of a row) of every rule, in the order they are reported."""
     value, seconds = data["label_value"], data["seconds_value"]
-    empty = [(data[c] == "", lambda r, c=c: f"empty {c}") for c in REQUIRED]
+    labelled = data["status"] == "label"
+    empty = [(data[c] == "", lambda r, c=c: f"empty {c}") for c in REQUIRED if c != "label"]
     return [*empty,
+        (~data["status"].isin(JUDGMENT_STATUSES),
+         lambda r: f"unknown status {r.status!r}; known: {', '.join(JUDGMENT_STATUSES)}"),
+        (labelled & (data["label"] == ""), lambda r: "empty label"),
+        (~labelled & (data["label"] != ""),
+         lambda r: f"a {r.status} row carries no label, got {r.label!r}"),
+        ((data["status"] == "cannot_judge") & data["rationale"].isna(),
+         lambda r: "a cannot_judge row needs a rationale (the reason)"),
         (data["annotator_id"].isna(), lambda r: f"unknown annotator {r.annotator!r}"),
         (~data["known_topic"], lambda r: f"unknown topic {r.topic!r}"),
         (~data["known_doc"], lambda r: f"unknown document {r.doc!r}"),
         (data["pair_id"].isna(), lambda r: f"topic {r.topic!r}, document {r.doc!r} is not "
                                            "in the pool"),
-        (value.isna(), lambda r: f"label is not an integer: {r.label!r}"),
-        (~value.isin(scale), lambda r: f"label {r.label} is not on the scale {list(scale)}"),
+        (labelled & value.isna(), lambda r: f"label is not an integer: {r.label!r}"),
+        (labelled & ~value.isin(scale),
+         lambda r: f"label {r.label} is not on the scale {list(scale)}"),
         (~data["kind"].isin(JUDGMENT_KINDS), lambda r: f"unknown kind {r.kind!r}"),
         (~data["source"].isin(JUDGMENT_SOURCES), lambda r: f"unknown source {r.source!r}"),
         ((data["seconds_raw"] != "") & ~(np.isfinite(seconds) & (seconds >= 0)),
@@ -218,37 +241,42 @@ def _version_checks(data: pd.DataFrame) -> list[tuple[pd.Series, Callable]]:
 
 
 def _with_versions(session: Session, data: pd.DataFrame) -> pd.DataFrame:
-    """Add ``version`` (existing max + order in file) and ``first`` (no earlier version)."""
+    """Add ``version`` (existing latest + order in file) and ``previous_status`` (the status of
+    the latest stored version; None when there is none)."""
     data = data.astype({"pair_id": "int64", "annotator_id": "int64"})
+    newer = sa.orm.aliased(Judgment, name="newer")
+    later = sa.exists().where(newer.pair_id == Judgment.pair_id,
+                              newer.annotator_id == Judgment.annotator_id,
+                              newer.kind == Judgment.kind, newer.version > Judgment.version)
     existing = pd.DataFrame(session.execute(
-        sa.select(Judgment.pair_id, Judgment.annotator_id, Judgment.kind,
-                  sa.func.max(Judgment.version))
-        .where(Judgment.annotator_id.in_(sorted(set(data["annotator_id"].tolist()))))
-        .group_by(Judgment.pair_id, Judgment.annotator_id, Judgment.kind)).all(),
-        columns=["pair_id", "annotator_id", "kind", "previous"])
-    keys = ["pair_id", "annotator_id", "kind"]
-    data = data.merge(existing, on=keys, how="left", sort=False)
+        sa.select(Judgment.pair_id, Judgment.annotator_id, Judgment.kind, Judgment.version,
+                  Judgment.status)
+        .where(Judgment.annotator_id.in_(sorted(set(data["annotator_id"].tolist()))), ~later)
+    ).all(), columns=["pair_id", "annotator_id", "kind", "previous", "previous_status"])
+    data = data.merge(existing, on=_SEQUENCE, how="left", sort=False)
     previous = data["previous"].fillna(0).astype("int64")
-    data["version"] = previous + data.groupby(keys, sort=False).cumcount() + 1
-    data["first"] = data["version"] == 1
+    data["version"] = previous + data.groupby(_SEQUENCE, sort=False).cumcount() + 1
     return data
 
 
-def _count_towards_overlap(session: Session, data: pd.DataFrame) -> None:
-    """Participants' first judgments: judged += 1; open slots -= 1 (or their claim released)."""
-    firsts = data[data["first"] & (data["kind"] == "judgment") & data["human"].astype(bool)]
-    if firsts.empty:
-        return
-    claims = pd.DataFrame(session.execute(
-        sa.select(Claim.pair_id, Claim.annotator_id)
-        .where(Claim.annotator_id.in_(sorted(set(firsts["annotator_id"].tolist()))))).all(),
-        columns=["pair_id", "annotator_id"])
-    held = firsts.merge(claims, on=["pair_id", "annotator_id"], how="inner")
-    for pair_id, annotator_id in held[["pair_id", "annotator_id"]].itertuples(index=False):
-        session.execute(sa.delete(Claim).where(Claim.pair_id == int(pair_id),
-                                               Claim.annotator_id == int(annotator_id)))
-    counts = firsts.groupby("pair_id").size().rename("n").to_frame()
-    counts["m"] = counts["n"] - held.groupby("pair_id").size().reindex(counts.index).fillna(0)
+def _count_changes(session: Session, data: pd.DataFrame) -> None:
+    """Each (pair, annotator) sequence of kind judgment, from its stored state to its last row
+    in the file: ``annotator_topic.judged`` += the change in "labelled" (-1, 0, +1); for
+    participants also ``pair.judged``, a slot taken (their own claim's, else an open one) for
+    a new label and given back for a label gone. Their claim on a pair they answered (label
+    or can't judge) is released."""
+    last = data[data["kind"] == "judgment"].groupby(_SEQUENCE, sort=False).tail(1)
+    last = last.assign(n=(last["status"] == "label").astype("int64")
+                       - (last["previous_status"] == "label").astype("int64"))
+    count_judged(session, firsts=last.loc[last["n"] != 0, ["annotator_id", "pair_id", "n"]])
+    people = last[last["human"].astype(bool)]
+    held = _release_claims(session, people[people["status"] != "withdrawn"])
+    gained, lost = people[people["n"] > 0], people[people["n"] < 0]
+    counts = gained.groupby("pair_id").size().rename("n").to_frame()
+    counts["m"] = counts["n"] - gained.merge(held, on=["pair_id", "annotator_id"]).groupby(
+        "pair_id").size().reindex(counts.index).fillna(0)
+    counts = pd.concat([counts, lost.groupby("pair_id").size().rename("n").mul(-1).to_frame()
+                        .assign(m=0)]).groupby(level=0).sum()
     pair = Pair.__table__
     statement = sa.update(pair).where(pair.c.id == sa.bindparam("pid")).values(
         judged=pair.c.judged + sa.bindparam("n"),
@@ -258,3 +286,23 @@ def _count_towards_overlap(session: Session, data: pd.DataFrame) -> None:
               for p, n, m in counts.itertuples(index=True)]
     for start in range(0, len(params), _BATCH):
         session.execute(statement, params[start:start + _BATCH])
+    released = held.merge(people[people["n"] <= 0], on=["pair_id", "annotator_id"])
+    for pair_id in sorted({*lost["pair_id"].tolist(), *released["pair_id"].tolist()}):
+        recount_slots(session, int(pair_id))  # a slot given back: open_slots by definition
+
+
+def _release_claims(session: Session, answered: pd.DataFrame) -> pd.DataFrame:
+    """Delete the participants' claims on the pairs they ``answered``; (pair_id, annotator_id)
+    of the claims deleted."""
+    none = pd.DataFrame({"pair_id": [], "annotator_id": []}, dtype="int64")
+    if answered.empty:
+        return none
+    claims = pd.DataFrame(session.execute(
+        sa.select(Claim.pair_id, Claim.annotator_id)
+        .where(Claim.annotator_id.in_(sorted(set(answered["annotator_id"].tolist()))))).all(),
+        columns=["pair_id", "annotator_id"]).astype("int64")
+    held = answered[["pair_id", "annotator_id"]].merge(claims, on=["pair_id", "annotator_id"])
+    for pair_id, annotator_id in held.itertuples(index=False):
+        session.execute(sa.delete(Claim).where(Claim.pair_id == int(pair_id),
+                                               Claim.annotator_id == int(annotator_id)))
+    return held if not held.empty else none

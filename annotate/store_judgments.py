@@ -1,27 +1,30 @@
-"""Judgments: append a version, an annotator's history, progress, and frames for analysis."""
+"""Judgments: append a version (any state), an annotator's history, others' labels."""
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
-from datetime import timedelta
 
-import pandas as pd
 import sqlalchemy as sa
 from sqlmodel import Session
 
 from annotate.models import Annotator, Campaign, Claim, Judgment, Pair
-from annotate.records import JUDGMENT_KINDS, JUDGMENT_SOURCES, JudgmentRecord, LabelScale, PairView
+from annotate.records import (
+    JUDGMENT_KINDS,
+    JUDGMENT_SOURCES,
+    JUDGMENT_STATUSES,
+    JudgmentRecord,
+    LabelScale,
+    PairView,
+)
 from annotate.store_common import (
     ZERO,
-    campaign_row,
     judgment_record,
     load_pair_view,
+    recount_slots,
     run,
     utcnow,
 )
-from annotate.store_frames import FRAME_COLUMNS, read_judgments
 from annotate.store_progress import count_judged, count_rows_pg
 from pooljudge.errors import InputError
 
@@ -29,8 +32,6 @@ __all__ = [
     "ALREADY_JUDGED",
     "DuplicateWrite",
     "history",
-    "judgment_times",
-    "judgments_frame",
     "others_labels",
     "pair_view",
     "recent_seconds",
@@ -47,18 +48,31 @@ ALREADY_JUDGED = "you have already judged this pair (in another tab or window); 
 
 
 def record_judgment(
-    session: Session, *, annotator_id: int, pair_id: int, label: int,
+    session: Session, *, annotator_id: int, pair_id: int, label: int | None,
     seconds: float | None = None, position: int | None = None, comment: str | None = None,
     source: str = "human", kind: str = "judgment", expected_version: int | None = None,
+    status: str = "label", rationale: str | None = None, suggested: int | None = None,
 ) -> JudgmentRecord:
     """Append a judgment: version = previous version of (pair, annotator, kind) + 1.
 
-    Releases the annotator's claim on the pair. A participant's first judgment of a pair
-    without a live claim (its lease ended) takes an open slot, and fails with InputError when
-    the pair has meanwhile got its K annotators. ``expected_version`` (1 for a first judgment,
-    n + 1 to change version n) turns a repeated submit into DuplicateWrite instead of a new
-    version. InputError for a label outside the scale, an unknown pair, a bad kind or source,
-    or an adjudication by someone who is not an adjudicator or admin.
+    ``suggested``: the label an automatic judge suggested to the person on screen (stored in
+    ``judgment.suggested``; None: no suggestion was shown).
+
+    States (``status``): the latest version decides. ``label`` labels the pair; ``withdrawn``
+    (an undo) is as if never judged; ``cannot_judge`` answers it without a label (a reason in
+    ``rationale`` is required), so it never counts towards the overlap K and its slot opens
+    for another annotator. Counters follow every change of state (kind ``judgment``):
+    ``pair.judged`` and ``annotator_topic.judged`` count labelled pairs (+1 when the pair
+    becomes labelled, -1 when a label is withdrawn or replaced by a can't-judge answer), and
+    ``pair.open_slots`` is recounted whenever a claim or a label goes.
+
+    Releases the annotator's claim on the pair. A participant's label of a pair they had not
+    labelled, without a live claim (its lease ended, or an earlier answer being changed),
+    takes an open slot, and fails with InputError when the pair has meanwhile got its K
+    annotators. ``expected_version`` (1 for a first judgment, n + 1 to change version n)
+    turns a repeated submit into DuplicateWrite instead of a new version. InputError for a
+    label outside the scale, an unknown pair, a bad kind, source or status, or an
+    adjudication by someone who is not an adjudicator or admin.
 
     Sessions of one annotator (tabs, servers): on PostgreSQL the first statement locks the
     annotator's row, so their judgments are serialised; a first judgment of a pair that
@@ -67,30 +81,35 @@ def record_judgment(
     """
     me = _context(session, annotator_id, pair_id, kind)
     _check_values(me, label=label, kind=kind, source=source, seconds=seconds)
+    _check_status(status, label=label, rationale=rationale)
+    if source == "human":
+        _check_campaign_rules(me, status=status, label=label, rationale=rationale)
     version = 1 if me.previous is None else me.previous + 1
     if expected_version is not None and version != expected_version:
         raise DuplicateWrite(ALREADY_JUDGED if expected_version == 1
                              else f"version {version - 1} of this judgment already exists")
     first = kind == "judgment" and me.previous is None
+    change = (0 if kind != "judgment"
+              else int(status == "label") - int(me.previous_status == "label"))
     values = {"pair_id": pair_id, "annotator_id": annotator_id, "kind": kind,
-              "version": version, "label": int(label), "source": source,
-              "created_at": utcnow(), "seconds": seconds, "position": position,
-              "comment": comment or None}
+              "version": version, "label": None if label is None else int(label),
+              "source": source, "created_at": utcnow(), "seconds": seconds,
+              "position": position, "comment": comment or None, "status": status,
+              "rationale": (rationale or "").strip() or None}
     try:
-        if first and me.human and _postgres(session):
-            record = _record_first_of_claimed(session, me, values)
+        if change > 0 and me.human and _postgres(session):
+            record = _record_first_of_claimed(session, me, values, suggested)
             if record is not None:
                 return record
         claimed = run(session, _RELEASE_CLAIM, aid=annotator_id, pid=pair_id).first()
         if first and claimed is None and _judged_meanwhile(session, values):
             raise DuplicateWrite(ALREADY_JUDGED)
-        if first:
-            if me.human:
-                _count_first_judgment(session, pair_id, claimed=claimed is not None)
-            count_judged(session, annotator_id=annotator_id, topic_id=me.topic_id)
+        _count_change(session, me, pair_id, change, claimed=claimed is not None)
+        if change:
+            count_judged(session, annotator_id=annotator_id, topic_id=me.topic_id, n=change)
         if position is None:
             values["position"] = claimed[0] if claimed is not None else me.previous_position
-        new_id = run(session, _INSERT, **values).scalar_one()
+        new_id = run(session, _INSERT, **values, suggested=suggested).scalar_one()
     except sa.exc.IntegrityError:
         raise DuplicateWrite("this judgment was written concurrently; nothing stored") from None
     return JudgmentRecord(id=new_id, **values)
@@ -98,13 +117,15 @@ def record_judgment(
 
 def history(session: Session, *, annotator_id: int, limit: int = 20
             ) -> list[tuple[PairView, JudgmentRecord]]:
-    """The annotator's latest judgment of each pair (kind judgment), newest first."""
+    """The annotator's latest judgment of each pair they answered (kind judgment; latest
+    state a label or a can't-judge answer, never a withdrawal), newest first."""
     newer = sa.exists().where(
         Judgment.pair_id == _latest.pair_id, Judgment.annotator_id == _latest.annotator_id,
         Judgment.kind == _latest.kind, Judgment.version > _latest.version)
     rows = session.execute(
         sa.select(_latest).where(_latest.annotator_id == annotator_id,
-                                 _latest.kind == "judgment", ~newer)
+                                 _latest.kind == "judgment", _latest.status != "withdrawn",
+                                 ~newer)
         .order_by(_latest.created_at.desc(), _latest.id.desc()).limit(limit)
     ).scalars().all()
     return [(load_pair_view(session, r.pair_id, r.position), judgment_record(r)) for r in rows]
@@ -120,7 +141,8 @@ def recent_seconds(session: Session, *, annotator_id: int, limit: int = 20
 
 
 def others_labels(session: Session, *, annotator_id: int, pair_id: int) -> list[tuple[str, int]]:
-    """Other annotators' latest labels (kind judgment) of ``pair_id``: (name, label) by name.
+    """Other annotators' latest labels (kind judgment) of ``pair_id``: (name, label) by name;
+    an annotator whose latest version is a withdrawal or a can't-judge answer is left out.
 
     Reads only the pair's own judgment rows (the unique index starts with ``pair_id``)."""
     newer = sa.exists().where(
@@ -130,7 +152,7 @@ def others_labels(session: Session, *, annotator_id: int, pair_id: int) -> list[
         sa.select(Annotator.name, _latest.label).join(Annotator,
                                                       Annotator.id == _latest.annotator_id)
         .where(_latest.pair_id == pair_id, _latest.kind == "judgment",
-               _latest.annotator_id != annotator_id, ~newer)
+               _latest.status == "label", _latest.annotator_id != annotator_id, ~newer)
         .order_by(Annotator.name)
     ).all()
     return [(name, int(label)) for name, label in rows]
@@ -151,41 +173,6 @@ def pair_view(session: Session, *, annotator_id: int, pair_id: int) -> PairView:
         raise InputError(f"pair {pair_id} is neither claimed nor judged by annotator "
                          f"{annotator_id}")
     return load_pair_view(session, pair_id, judged[0])
-
-
-def judgments_frame(session: Session, *, campaign: str, latest_only: bool = True,
-                    kind: str | None = None,
-                    columns: Sequence[str] = FRAME_COLUMNS) -> pd.DataFrame:
-    """Every judgment of the campaign (or only the latest version per pair, annotator, kind).
-
-    Columns: annotator, topic, doc, label, version, kind, source, created_at, seconds,
-    position, comment (or the subset ``columns``); rows in the order they were written.
-    One streamed query, no object per row (:func:`annotate.store_frames.read_judgments`).
-    """
-    return read_judgments(session, campaign_id=campaign_row(session, campaign).id,
-                          latest_only=latest_only, kind=kind, columns=columns)
-
-
-def judgment_times(session: Session, *, campaign: str, hours: float | None = 24
-                   ) -> pd.DataFrame:
-    """Columns annotator, created_at, seconds of the first judgments (version 1, kind
-    judgment) of the queue's participants (``annotator.human``): the judgments that make
-    progress, so label changes and non-human imports never inflate a pace. Only the last
-    ``hours`` before the newest such judgment (all with None); ordered by time."""
-    row = campaign_row(session, campaign)
-    first = (sa.select(Annotator.name, Judgment.created_at, Judgment.seconds)
-             .join(Pair, Pair.id == Judgment.pair_id)
-             .join(Annotator, Annotator.id == Judgment.annotator_id)
-             .where(Pair.campaign_id == row.id, Judgment.kind == "judgment",
-                    Judgment.version == 1, Annotator.human))
-    if hours is not None:
-        times = first.subquery()
-        newest = session.execute(sa.select(sa.func.max(times.c.created_at))).scalar_one()
-        if newest is not None:
-            first = first.where(Judgment.created_at >= newest - timedelta(hours=hours))
-    rows = session.execute(first.order_by(Judgment.created_at)).all()
-    return pd.DataFrame(rows, columns=["annotator", "created_at", "seconds"]).astype(
-        {"seconds": "float64"})
 
 
 _latest = sa.orm.aliased(Judgment, name="j")
@@ -213,20 +200,44 @@ def _check_values(me: sa.Row, *, label: int, kind: str, source: str,
     if seconds is not None and not (math.isfinite(seconds) and seconds >= 0):
         raise InputError(f"seconds must be a finite number >= 0, got {seconds!r}")
     values = LabelScale.from_data(json.loads(me.scale)).values
-    if isinstance(label, bool) or label not in values:
+    if label is not None and (isinstance(label, bool) or label not in values):
         raise InputError(f"label {label!r} is not on the scale {list(values)}")
+
+
+def _check_status(status: str, *, label: int | None, rationale: str | None) -> None:
+    """A label row has a label; a withdrawal or a can't-judge answer has none, and a
+    can't-judge answer has a reason. InputError otherwise."""
+    if status not in JUDGMENT_STATUSES:
+        raise InputError(f"unknown judgment status {status!r}")
+    if (status == "label") != (label is not None):
+        raise InputError("a label is required" if status == "label"
+                         else f"a {status.replace('_', ' ')} row carries no label")
+    if status == "cannot_judge" and not (rationale or "").strip():
+        raise InputError("say why you cannot judge this pair (a reason is required)")
+
+
+def _check_campaign_rules(me: sa.Row, *, status: str, label: int | None,
+                          rationale: str | None) -> None:
+    """A person's row: "I can't judge this" only where the campaign offers it, and a rationale
+    with every label the campaign names in ``rationale_labels``. InputError otherwise."""
+    if status == "cannot_judge" and not me.cannot_judge:
+        raise InputError("this campaign does not offer \"I can't judge this\"")
+    needs = json.loads(me.rationale_labels or "[]")
+    if status == "label" and label in needs and not (rationale or "").strip():
+        raise InputError(f"label {label} needs a rationale in this campaign: say why")
 
 
 def _postgres(session: Session) -> bool:
     return session.get_bind().dialect.name == "postgresql"
 
 
-def _record_first_of_claimed(session: Session, me: sa.Row, values: dict
-                             ) -> JudgmentRecord | None:
-    """PostgreSQL: a participant's first judgment of a pair they hold a claim on, in one
+def _record_first_of_claimed(session: Session, me: sa.Row, values: dict,
+                             suggested: int | None = None) -> JudgmentRecord | None:
+    """PostgreSQL: a participant's label of a pair they hold a claim on and had not labelled
+    (a first judgment, or a label after a withdrawal or a can't-judge answer), in one
     statement; None (nothing written) when they hold no claim on it."""
     row = run(session, _FIRST_OF_CLAIMED_PG, pid=values["pair_id"], aid=values["annotator_id"],
-              tid=me.topic_id, **{k: v for k, v in values.items()
+              tid=me.topic_id, suggested=suggested, **{k: v for k, v in values.items()
                                   if k not in ("pair_id", "annotator_id")}).first()
     if row is None:
         return None
@@ -240,8 +251,24 @@ def _judged_meanwhile(session: Session, values: dict) -> bool:
                kind=values["kind"]).scalar()
 
 
-def _count_first_judgment(session: Session, pair_id: int, *, claimed: bool) -> None:
-    """Count a participant's first judgment of ``pair`` towards the overlap."""
+def _count_change(session: Session, me: sa.Row, pair_id: int, change: int, *,
+                  claimed: bool) -> None:
+    """A participant's change of state on ``pair_id`` in its counters: +1 takes the claim's
+    slot (or an open one), -1 gives the label's slot back; a released claim whose slot no
+    label took is given back too (``open_slots`` recounted)."""
+    if not me.human:
+        return
+    if change > 0:
+        _count_label(session, pair_id, claimed=claimed)
+    elif change < 0:
+        run(session, _UNCOUNT, pid=pair_id)
+        recount_slots(session, pair_id)
+    elif claimed:
+        recount_slots(session, pair_id)
+
+
+def _count_label(session: Session, pair_id: int, *, claimed: bool) -> None:
+    """Count a participant's new label of ``pair`` towards the overlap."""
     if claimed:
         run(session, _COUNT_CLAIMED, pid=pair_id)
     elif run(session, _COUNT_UNCLAIMED, pid=pair_id).rowcount == 0:
@@ -250,18 +277,22 @@ def _count_first_judgment(session: Session, pair_id: int, *, claimed: bool) -> N
 
 
 def _context_statement() -> sa.Select:
-    """Annotator, scale, pair membership and latest version; binds ``aid``, ``pid``, ``kind``."""
+    """Annotator, scale, pair membership and latest version (with its position and status);
+    binds ``aid``, ``pid``, ``kind``."""
     a, c, p, j = Annotator.__table__, Campaign.__table__, Pair.__table__, Judgment.__table__
     latest = (sa.select(j.c.version).where(j.c.pair_id == sa.bindparam("pid"),
                                            j.c.annotator_id == sa.bindparam("aid"),
                                            j.c.kind == sa.bindparam("kind"))
               .order_by(j.c.version.desc()).limit(1))
     return (
-        sa.select(a.c.name, a.c.role, a.c.human, a.c.active, c.c.scale, p.c.id.label("pair"),
+        sa.select(a.c.name, a.c.role, a.c.human, a.c.active, c.c.scale, c.c.cannot_judge,
+                  c.c.rationale_labels, p.c.id.label("pair"),
                   p.c.topic_id,
                   latest.scalar_subquery().label("previous"),
                   latest.with_only_columns(j.c.position).scalar_subquery()
-                  .label("previous_position"))
+                  .label("previous_position"),
+                  latest.with_only_columns(j.c.status).scalar_subquery()
+                  .label("previous_status"))
         .select_from(a.join(c, c.c.id == a.c.campaign_id).outerjoin(
             p, sa.and_(p.c.id == sa.bindparam("pid"), p.c.campaign_id == a.c.campaign_id)))
         .where(a.c.id == sa.bindparam("aid"))
@@ -276,6 +307,7 @@ _RELEASE_CLAIM = (sa.delete(_C).where(_C.c.annotator_id == sa.bindparam("aid"),
                   .returning(_C.c.position))
 _COUNT_CLAIMED = (sa.update(_P).where(_P.c.id == sa.bindparam("pid"))
                   .values(judged=_P.c.judged + 1))
+_UNCOUNT = sa.update(_P).where(_P.c.id == sa.bindparam("pid")).values(judged=_P.c.judged - 1)
 _COUNT_UNCLAIMED = (sa.update(_P).where(_P.c.id == sa.bindparam("pid"), _P.c.open_slots > ZERO)
                     .values(judged=_P.c.judged + 1, open_slots=_P.c.open_slots - 1))
 _INSERT = sa.insert(Judgment.__table__).returning(Judgment.__table__.c.id)
@@ -298,15 +330,16 @@ def _first_of_claimed_statement() -> sa.Insert:
     progress = (count_rows_pg(sa.select(aid, tid, sa.literal(1, sa.Integer)).select_from(released))
                 .returning(sa.literal_column("1")).cte("progress"))
     given = {c: sa.bindparam(c, type_=j.c[c].type)
-             for c in ("kind", "version", "label", "source", "created_at", "seconds", "comment")}
+             for c in ("kind", "version", "label", "source", "created_at", "seconds", "comment",
+                       "status", "rationale", "suggested")}
     row = sa.select(
         sa.bindparam("pid", type_=sa.Integer), aid, given["kind"], given["version"],
         given["label"], given["source"], given["created_at"], given["seconds"],
         sa.func.coalesce(sa.bindparam("position", type_=sa.Integer), released.c.position),
-        given["comment"],
+        given["comment"], given["status"], given["rationale"], given["suggested"],
     ).select_from(released)
     columns = ["pair_id", "annotator_id", "kind", "version", "label", "source", "created_at",
-               "seconds", "position", "comment"]
+               "seconds", "position", "comment", "status", "rationale", "suggested"]
     return (sa.insert(j).from_select(columns, row).returning(j.c.id, j.c.position)
             .add_cte(counted, progress))
 

@@ -1,10 +1,21 @@
 """Progress of a campaign, per topic and per annotator, from counters (never from judgments).
 
-Counters: ``pair.judged`` (participants who judged the pair) and ``annotator_topic.judged``
-(distinct pairs of a topic an annotator judged, kind ``judgment``). :func:`count_judged` keeps
-the latter in the transaction that inserts the judgments; every writer of first judgments
-(:func:`annotate.store.record_judgment`, :func:`annotate.store.import_judgments`) calls it, or
-on PostgreSQL folds the same upsert (:func:`count_rows_pg`) into its insert statement.
+Judgment states: in each (pair, annotator, kind) sequence of versions the latest decides. A
+pair is *labelled* by an annotator when their latest version (kind ``judgment``) has status
+``label``; a withdrawal (``withdrawn``) is as if never judged; an ``I can't judge this`` answer
+(``cannot_judge``) is *answered* without a label: it never counts towards the overlap.
+
+Counters: ``pair.judged`` (participants who labelled the pair) and ``annotator_topic.judged``
+(distinct pairs of a topic an annotator labelled, kind ``judgment``). :func:`count_judged` keeps
+the latter in the transaction that writes the judgments; every writer of a change of state
+(:func:`annotate.store.record_judgment`, :func:`annotate.store.import_judgments`) calls it with
++1 (not labelled -> labelled) or -1 (labelled -> withdrawn or can't judge), or on PostgreSQL
+folds the same upsert (:func:`count_rows_pg`) into its insert statement.
+
+An annotator's own progress (``annotator_done``) counts the pairs they *answered*: labelled
+plus standing can't-judge answers, so "pairs left for me" never includes a pair they said they
+cannot judge. The can't-judge part is read from the annotator's own rows (index
+``(annotator_id, created_at)``), never from the whole campaign's.
 
 Topic progress = Σ over the topic's participants of ``annotator_topic.judged`` − Σ over its
 pairs of ``max(pair.judged − K, 0)`` (an import may give a pair more than K participants; those
@@ -58,15 +69,16 @@ _TOPIC_OF = sa.select(_P.c.id, _P.c.topic_id).where(_P.c.id.in_(sa.bindparam("id
 
 
 def count_judged(session: Session, *, annotator_id: int | None = None,
-                 topic_id: int | None = None, firsts: pd.DataFrame | None = None) -> None:
-    """Count first judgments (kind ``judgment``, version 1) in ``annotator_topic``.
+                 topic_id: int | None = None, firsts: pd.DataFrame | None = None,
+                 n: int = 1) -> None:
+    """Add ``n`` to ``annotator_topic.judged`` (+1: a pair became labelled, -1: it stopped).
 
-    Either one judgment (``annotator_id`` and ``topic_id``) or a frame ``firsts`` with columns
-    ``annotator_id, pair_id`` (one row per new first judgment; topics are looked up).
+    Either one pair (``annotator_id`` and ``topic_id``) or a frame ``firsts`` with columns
+    ``annotator_id, pair_id`` and optionally ``n`` (default 1; topics are looked up).
     """
     statement = _UPSERT[session.get_bind().dialect.name]
     if firsts is None:
-        run(session, statement, aid=annotator_id, tid=topic_id, n=1)
+        run(session, statement, aid=annotator_id, tid=topic_id, n=n)
         return
     if firsts.empty:
         return
@@ -74,10 +86,12 @@ def count_judged(session: Session, *, annotator_id: int | None = None,
     topics = pd.concat([pd.DataFrame(run(session, _TOPIC_OF, ids=pair_ids[i:i + 10_000]).all(),
                                      columns=["pair_id", "topic_id"])
                         for i in range(0, len(pair_ids), 10_000)])
-    counts = (firsts[["annotator_id", "pair_id"]].astype("int64")
-              .merge(topics, on="pair_id").groupby(["annotator_id", "topic_id"]).size())
-    session.connection().execute(statement, [
-        {"aid": int(a), "tid": int(t), "n": int(n)} for (a, t), n in counts.items()])
+    changes = firsts.assign(n=firsts.get("n", 1))
+    counts = (changes[["annotator_id", "pair_id", "n"]].astype("int64")
+              .merge(topics, on="pair_id").groupby(["annotator_id", "topic_id"])["n"].sum())
+    params = [{"aid": int(a), "tid": int(t), "n": int(k)} for (a, t), k in counts.items() if k]
+    if params:
+        session.connection().execute(statement, params)
 
 
 def topic_pairs(session: Session, *, campaign: str) -> pd.DataFrame:
@@ -95,11 +109,12 @@ def progress(session: Session, *, campaign: str, annotator_id: int | None = None
              pairs: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per topic, in queue order: ``topic, pairs, judgments_needed, judgments_done``.
 
-    ``judgments_needed`` = pairs × overlap K; ``judgments_done`` counts participants' first
-    judgments, at most K per pair (imported label sources and adjudications do not count).
-    With ``annotator_id``, two more columns: ``annotator`` (the name) and ``annotator_done``
-    (pairs of the topic that annotator has judged). ``pairs`` is a :func:`topic_pairs` frame
-    fetched earlier (it never changes, so a caller may keep it); by default it is fetched.
+    ``judgments_needed`` = pairs × overlap K; ``judgments_done`` counts the participants who
+    labelled each pair, at most K per pair (imported label sources, adjudications, withdrawn
+    labels and can't-judge answers do not count). With ``annotator_id``, two more columns:
+    ``annotator`` (the name) and ``annotator_done`` (pairs of the topic that annotator has
+    answered: labelled, or a standing can't-judge answer). ``pairs`` is a :func:`topic_pairs`
+    frame fetched earlier (it never changes, so a caller may keep it); by default it is fetched.
     """
     row = campaign_row(session, campaign)
     frame = (topic_pairs(session, campaign=campaign) if pairs is None else pairs).copy()
@@ -119,13 +134,33 @@ def progress(session: Session, *, campaign: str, annotator_id: int | None = None
             _A.c.id == annotator_id, _A.c.campaign_id == row.id)).scalar_one_or_none()
         mine = dict(session.execute(sa.select(_AT.c.topic_id, _AT.c.judged)
                                     .where(_AT.c.annotator_id == annotator_id)).all())
+        unsure = dict(run(session, _CANNOT_JUDGE, aid=annotator_id).all())
         frame["annotator"] = name
-        frame["annotator_done"] = frame["topic_id"].map(mine).fillna(0).astype("int64")
+        frame["annotator_done"] = (frame["topic_id"].map(mine).fillna(0)
+                                   + frame["topic_id"].map(unsure).fillna(0)).astype("int64")
     return frame.drop(columns="topic_id").reset_index(drop=True)
 
 
+def _cannot_judge_statement() -> sa.Select:
+    """The annotator ``:aid``'s standing can't-judge answers (kind ``judgment``, no newer
+    version) per topic: (topic_id, n). Walks only that annotator's rows."""
+    j, newer = Judgment.__table__, Judgment.__table__.alias("newer")
+    later = sa.exists().where(newer.c.pair_id == j.c.pair_id,
+                              newer.c.annotator_id == j.c.annotator_id,
+                              newer.c.kind == j.c.kind, newer.c.version > j.c.version)
+    return (sa.select(_P.c.topic_id, sa.func.count())
+            .select_from(j.join(_P, _P.c.id == j.c.pair_id))
+            .where(j.c.annotator_id == sa.bindparam("aid"), j.c.kind == "judgment",
+                   j.c.status == "cannot_judge", ~later)
+            .group_by(_P.c.topic_id))
+
+
+_CANNOT_JUDGE = _cannot_judge_statement()
+
+
 def annotator_progress(session: Session, *, campaign: str) -> pd.DataFrame:
-    """One row per (annotator, topic) judged: ``annotator, topic, judged`` (distinct pairs)."""
+    """One row per (annotator, topic) labelled: ``annotator, topic, judged`` (distinct pairs
+    whose latest version is a label)."""
     row = campaign_row(session, campaign)
     query = (
         sa.select(_A.c.name, Topic.key, _AT.c.judged)
@@ -142,7 +177,7 @@ PACE = "at the pace of all annotators in the last active hour"
 """Whose pace :func:`time_left` uses, in the words every page shows next to the figure."""
 
 _J = Judgment.__table__
-_FIRST = (_J.c.kind == "judgment", _J.c.version == 1)
+_FIRST = (_J.c.kind == "judgment", _J.c.version == 1, _J.c.status == "label")
 
 
 @dataclass(frozen=True)
@@ -164,7 +199,8 @@ def time_left(session: Session, *, campaign: str, remaining: int) -> TimeLeft:
     """The campaign's time left, the one estimate every page shows (words: :data:`PACE`).
 
     ``time left = remaining / n`` hours, where ``remaining`` is the judgments still needed
-    (from :func:`progress`) and ``n`` the first judgments (kind ``judgment``, version 1) of all
+    (from :func:`progress`) and ``n`` the first labels (kind ``judgment``, version 1, status
+    ``label``: a can't-judge answer gives no judgment towards the overlap) of all
     the campaign's participants (``annotator.human``) in the hour up to the newest of them:
     the whole team's pace, as the team together finishes the campaign. Label changes, imports
     from label sources and adjudications are not progress, so they never count.

@@ -25,6 +25,7 @@ import numpy as np
 from metrics.compat import DEFAULT_COMPAT, Compat, check_compat
 from metrics.join import Labelled, Qrels, Ranking, join, label, merge, prepare_qrels
 from metrics.registry import Measure, parse
+from pooljudge.defaults import DEFAULT_MEASURES
 from pooljudge.errors import InputError
 from pooljudge.heap import release_freed_memory, reusing_freed_memory
 from pooljudge.run_blocks import BLOCK_BYTES, NotStreamable, RunBlocks
@@ -45,7 +46,6 @@ __all__ = [
     "tidy",
 ]
 
-DEFAULT_MEASURES: tuple[str, ...] = ("P@10", "nDCG@10", "AP", "RR", "R@100", "Judged@10")
 ALL_TOPICS = "all"
 BATCH_ROWS = 1 << 19  # ranked documents measured at once when a run is read in blocks
 

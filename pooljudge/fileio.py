@@ -46,6 +46,17 @@ def read_bytes(path: PathLike) -> bytes:
     return raw
 
 
+def read_utf8(path: PathLike) -> str:
+    """:func:`read_bytes` decoded as UTF-8; InputError naming ``path:line`` of the first byte
+    that is not UTF-8."""
+    raw = read_bytes(path)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError("not valid UTF-8", path=path,
+                         line=raw[: exc.start].count(b"\n") + 1) from None
+
+
 def read_text(path: PathLike, what: str) -> str:
     """A small UTF-8 text file (a leading byte-order mark dropped), for one-off inputs such as
     a key map or a prompt template; InputError naming the file, ``what`` it was to be."""

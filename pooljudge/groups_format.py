@@ -14,7 +14,7 @@ from __future__ import annotations
 import pandas as pd
 
 from pooljudge.errors import InputError
-from pooljudge.fileio import PathLike, read_bytes
+from pooljudge.fileio import PathLike, read_utf8
 
 __all__ = ["read_run_groups", "read_topic_groups"]
 
@@ -55,12 +55,7 @@ def read_run_groups(path: PathLike) -> dict[str, str]:
 
 def _read_pairs(path: PathLike, key: str) -> list[tuple[int, str, str]]:
     """(line number, key, group) for every data line; the optional ``KEY group`` header skipped."""
-    raw = read_bytes(path)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError("not valid UTF-8", path=path,
-                         line=raw[: exc.start].count(b"\n") + 1) from None
+    text = read_utf8(path)
     rows: list[tuple[int, str, str]] = []
     for number, line in enumerate(text.splitlines(), start=1):
         stripped = line.strip()

@@ -1,4 +1,5 @@
-"""The one module that reads and writes TREC-style files: runs, qrels and pool files.
+"""The one module that reads and writes TREC-style files: runs, qrels and pool files (and the
+TSV of "I can't judge this" answers written beside exported qrels).
 
 Fast path: the bytes are normalised (tabs, runs of blanks, CRLF, ``#`` comment lines) with C-speed
 ``bytes`` operations and parsed by pyarrow's CSV reader in parallel blocks
@@ -13,13 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
 
 from pooljudge.errors import InputError
-from pooljudge.fileio import PathLike, atomic_writer, read_bytes
+from pooljudge.fileio import PathLike, atomic_writer, read_utf8
 from pooljudge.trec_columns import (
     QRELS_FIELDS,
     RUN_FIELDS,
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
+    "CANNOT_JUDGE_COLUMNS",
     "POOL_COLUMNS",
     "QRELS_FIELDS",
     "RUN_FIELDS",
@@ -51,12 +53,14 @@ __all__ = [
     "read_run_columns",
     "run_columns",
     "run_name",
+    "write_cannot_judge",
     "write_pool",
     "write_qrels",
     "write_run",
 ]
 
 POOL_COLUMNS = ("topic", "doc", "order", "best_rank", "runs")
+CANNOT_JUDGE_COLUMNS = ("topic", "doc", "annotator", "reason")
 
 
 def run_name(path: PathLike) -> str:
@@ -170,6 +174,17 @@ def write_qrels(qrels: pd.DataFrame, path: PathLike) -> None:
     _write_lines(path, lines)
 
 
+def write_cannot_judge(answers: pd.DataFrame, handle: IO[str]) -> None:
+    """Write "I can't judge this" answers to the open text ``handle`` as TSV: the header
+    ``topic doc annotator reason``, then one line per answer sorted by topic, document and
+    annotator. Every field is one line of text: tabs and line breaks in it become spaces."""
+    ordered = answers.sort_values(["topic", "doc", "annotator"], kind="stable")
+    fields = [ordered[c].astype(str).str.replace(r"[\t\r\n]", " ", regex=True).tolist()
+              for c in CANNOT_JUDGE_COLUMNS]
+    handle.write("\t".join(CANNOT_JUDGE_COLUMNS) + "\n")
+    handle.writelines("\t".join(row) + "\n" for row in zip(*fields, strict=True))
+
+
 def write_pool(pool: pd.DataFrame, path: PathLike) -> None:
     """Write a pool as TSV with a header: ``topic doc order best_rank runs`` then any extra columns.
 
@@ -191,12 +206,7 @@ def read_pool(path: PathLike) -> pd.DataFrame:
     """
     import pandas as pd
 
-    raw = read_bytes(path)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise InputError("not valid UTF-8", path=path, line=line) from None
+    text = read_utf8(path)
     rows = [line.split("\t") for line in text.splitlines()]
     header = rows[0]
     missing = [c for c in POOL_COLUMNS if c not in header]

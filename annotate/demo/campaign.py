@@ -1,4 +1,5 @@
 """Create the demo campaign in a database: the demo collection, a demo admin, two annotators.
+The campaign offers "I can't judge this" (with a reason), so the demo shows every answer.
 
 Login tokens are stored hashed, so the links are written once, at creation, to a ``links.tsv``
 beside the database (``role name url-path``); ``pooljudge demo`` prints them again on later runs.
@@ -46,7 +47,7 @@ def create_demo_campaign(engine: Engine, collection: DemoCollection, links: Path
         store.create_campaign(
             session, name=DEMO_CAMPAIGN, scale=DEMO_SCALE, overlap=overlap, order="pool",
             guidelines=DEMO_GUIDELINES, topics=collection.topics,
-            documents=collection.documents, pool=collection.pool,
+            documents=collection.documents, pool=collection.pool, cannot_judge=True,
         )
         people = [
             DemoLink(role, name, "/?token=" + store.add_annotator(

@@ -18,13 +18,16 @@ import streamlit as st
 from sqlalchemy import Engine
 
 from annotate import store
-from annotate.consensus import POLICIES, Policy, consensus_qrels
+from annotate.consensus import Policy, consensus_qrels
+from annotate.consensus_policies import PLAIN_POLICIES
 from annotate.db import session_scope
 from annotate.records import AnnotatorInfo, CampaignInfo
 from annotate.store_progress import PACE, time_left
 from annotate.ui import keys
+from annotate.ui.annotator_stats import render_annotator_stats
+from annotate.ui.judge_stats import time_left_text
 from annotate.ui.render import duration_text
-from pooljudge.trec import write_qrels
+from pooljudge.trec import write_cannot_judge, write_qrels
 
 __all__ = ["hourly_rates", "pick_campaign", "render_export", "render_overview"]
 
@@ -63,6 +66,7 @@ def render_overview(engine: Engine, campaign: CampaignInfo) -> None:
     b.metric("Complete", f"{done / needed:.0%}" if needed else "–")
     c.metric("Judgments in the last active hour", left.last_hour)
     d.metric(f"Time left {PACE}", duration_text(left.hours))
+    st.caption(time_left_text(left) + ".")
     st.subheader("By topic")
     st.dataframe(topics.assign(share=topics["judgments_done"] / topics["judgments_needed"]),
                  hide_index=True, column_config={"share": st.column_config.ProgressColumn(
@@ -75,20 +79,28 @@ def render_overview(engine: Engine, campaign: CampaignInfo) -> None:
         st.subheader("Judgments per hour (last 24 hours of activity)")
         rates = hourly_rates(times, now)
         st.bar_chart(rates, x="hour", y="judgments", color="annotator")
+    render_annotator_stats(engine, campaign)
 
 
 def render_export(engine: Engine, campaign: CampaignInfo) -> None:
+    """Qrels by a chosen policy, their provenance, every judgment row, and the "I can't judge
+    this" answers (never in the qrels: counted, and offered as their own TSV)."""
     with session_scope(engine, readonly=True) as session:
         latest = store.judgments_frame(session, campaign=campaign.name, latest_only=True)
         every = store.judgments_frame(session, campaign=campaign.name, latest_only=False)
+        answers = store.cannot_judge_answers(session, campaign=campaign.name)
     if latest.empty:
         st.info("No judgments yet: nothing to export.")
+        _answers_download(campaign, answers)
         return
-    choice = st.selectbox("Policy for one label per pair", POLICIES[:-1], key=keys.EXPORT_POLICY,
+    choice = st.selectbox("Policy for one label per pair", PLAIN_POLICIES, key=keys.EXPORT_POLICY,
                           help="majority (ties: lower label), adjudicated (an adjudicator's "
                                "label, else majority), mean (rounded), max, min")
     qrels, provenance = consensus_qrels(latest, campaign.scale.values, Policy.parse(choice))
-    st.caption(f"{len(qrels)} judged pairs in the qrels; {len(every)} judgment rows in total.")
+    answered = (f"; {len(answers)} \"I can't judge this\" answers, not in the qrels"
+                if campaign.cannot_judge or len(answers) else "")
+    st.caption(f"{len(qrels)} judged pairs in the qrels; {len(every)} judgment rows in "
+               f"total{answered}.")
     qrels_text = _qrels_bytes(qrels)
     a, b, c = st.columns(3)
     a.download_button("Download qrels", qrels_text, file_name=f"{campaign.name}.qrels",
@@ -99,7 +111,24 @@ def render_export(engine: Engine, campaign: CampaignInfo) -> None:
     c.download_button("Download every judgment row (TSV)", _tsv(every),
                       file_name=f"{campaign.name}.judgments.tsv", mime="text/tab-separated-values",
                       key=keys.DOWNLOAD_JUDGMENTS, on_click="ignore")
+    _answers_download(campaign, answers)
     st.dataframe(provenance, hide_index=True)
+
+
+DOWNLOAD_CANNOT_JUDGE = "download_cannot_judge"
+
+
+def _answers_download(campaign: CampaignInfo, answers: pd.DataFrame) -> None:
+    """The "I can't judge this" answers as ``pooljudge export --cannot-judge`` writes them
+    (topic, doc, annotator, reason); nothing when there are none."""
+    if answers.empty:
+        return
+    text = io.StringIO()
+    write_cannot_judge(answers, text)
+    st.download_button(f"Download the {len(answers)} \"I can't judge this\" answers (TSV)",
+                       text.getvalue(), file_name=f"{campaign.name}.cannot_judge.tsv",
+                       mime="text/tab-separated-values", key=DOWNLOAD_CANNOT_JUDGE,
+                       on_click="ignore")
 
 
 def _qrels_bytes(qrels: pd.DataFrame) -> bytes:

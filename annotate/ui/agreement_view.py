@@ -3,8 +3,9 @@
 Statistics come from :mod:`annotate.agreement` and :mod:`annotate.consensus`; this module only
 arranges them: the pairwise table with bootstrap confidence intervals, a heat map of Cohen's
 kappa, the confusion matrix of any two annotators (both axes named with the annotator and the
-label), and the most disagreed pairs. Names from uploads reach Markdown only through
-:func:`~annotate.ui.render.md_escape`; in tables and charts they are plain text.
+label), the most disagreed pairs, and per annotator their labels and "I can't judge this"
+answers (counted apart: never a label, never in a kappa). Names from uploads reach Markdown
+only through :func:`~annotate.ui.render.md_escape`; in tables and charts they are plain text.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import streamlit as st
 from sqlalchemy import Engine
 
 from annotate import store
-from annotate.agreement import agreement_report
+from annotate.agreement import agreement_report, annotator_counts
 from annotate.consensus import adjudication_queue, disagreements
 from annotate.db import session_scope
 from annotate.records import AnnotatorInfo, CampaignInfo, LabelScale
@@ -67,12 +68,14 @@ def kappa_heat(pairs: pd.DataFrame) -> pd.DataFrame:
 def render_agreement(engine: Engine, campaign: CampaignInfo) -> None:
     with session_scope(engine, readonly=True) as session:
         latest = store.judgments_frame(session, campaign=campaign.name, latest_only=True)
+        answers = store.cannot_judge_answers(session, campaign=campaign.name)
     votes = latest[latest["kind"] == "judgment"]
     if votes["annotator"].nunique() < 2:
         st.info("Agreement needs at least two annotators who judged the same pairs.")
+        _per_annotator(annotator_counts(votes, answers))
         return
     scale = campaign.scale.values
-    report = agreement_report(votes, scale)
+    report = agreement_report(votes, scale, cannot_judge=answers)
     pairs = report.pairs
     _overall(report.overall)
     st.subheader("Pairwise (95% bootstrap intervals over topics)")
@@ -89,6 +92,18 @@ def render_agreement(engine: Engine, campaign: CampaignInfo) -> None:
     st.dataframe(confusion_view(confusion(latest, a, b, scale), campaign.scale))
     st.subheader("Most disagreed pairs")
     st.dataframe(disagreements(latest, scale).head(50), hide_index=True)
+    _per_annotator(report.annotators)
+
+
+def _per_annotator(counts: pd.DataFrame | None) -> None:
+    """Labels and "I can't judge this" answers per annotator (names as plain table text)."""
+    if counts is None or counts.empty:
+        return
+    st.subheader("Per annotator")
+    st.dataframe(counts, hide_index=True, column_config={
+        "labels": st.column_config.NumberColumn("labels", help="latest labels"),
+        "cannot_judge": st.column_config.NumberColumn(
+            "I can't judge this", help="answers counted apart: never a label, never in a kappa")})
 
 
 _ALPHA_HELP = "Krippendorff's alpha over pairs judged by two or more annotators, level: "

@@ -7,7 +7,9 @@ The label scale is an editable table (value, name, description) that starts from
 from a JSON file in the format of ``pooljudge init --scale FILE.json``; it sits above the form
 so that choosing a start refills it at once. The judging page's keys are an optional JSON key
 map (as ``pooljudge init --keys FILE.json``), checked against the scale before anything is
-stored. The campaign and its people are stored in one
+stored. Answers: the campaign may offer "I can't judge this" (a reason is asked) and name the
+labels whose choice needs a rationale (as ``pooljudge init --cannot-judge --rationale``). The
+campaign and its people are stored in one
 transaction (all or nothing); the new login links are shown once, to copy (tokens are stored
 only as hashes).
 
@@ -47,6 +49,9 @@ SCALES = {"binary (0–1)": (0, 1), "graded 0–2": (0, 2), "graded 0–3": (0, 
 SCALE_FROM_FILE = "a JSON file (as `pooljudge init --scale FILE.json`)"
 QUEUES = {**JUDGING_ORDERS, **{k: f"adaptive — {v}" for k, v in ADAPTIVE_ORDERS.items()}}
 _SCALE_SOURCE = "label scale"
+CREATE_CANNOT_JUDGE = "create_cannot_judge"  # the form's "I can't judge this" checkbox
+CREATE_RATIONALE = "create_rationale"        # the form's labels that need a rationale
+CREATE_HIGHLIGHT_NARRATIVE = "create_highlight_narrative"  # narrative words highlighted too
 KEYS_EXAMPLE = '{"label:0": "a", "label:1": "l", "skip": "x", "page_down": ["Space", "PageDown"]}'
 KEYS_HELP = (
     "Actions: label:VALUE (one per label), " + ", ".join(ACTIONS) + ". A key is one letter, "
@@ -70,6 +75,9 @@ class CampaignSettings:
     show_others_labels: bool = False
     people: tuple[tuple[str, str], ...] = ()
     keymap: KeyMap | None = None
+    cannot_judge: bool = False
+    rationale_labels: tuple[int, ...] = ()
+    highlight_narrative: bool = False
 
 
 def create_campaign(engine: Engine, settings: CampaignSettings, *, topics: pd.DataFrame,
@@ -89,7 +97,9 @@ def create_campaign(engine: Engine, settings: CampaignSettings, *, topics: pd.Da
             order=settings.queue, guidelines=settings.guidelines,
             show_others_labels=settings.show_others_labels, topics=topics, documents=documents,
             pool=ordered[["topic", "doc", "order", "best_rank", "runs"]],
-            run_ranks=run_ranks(pool), keymap=settings.keymap)
+            run_ranks=run_ranks(pool), keymap=settings.keymap,
+            cannot_judge=settings.cannot_judge, rationale_labels=settings.rationale_labels,
+            highlight_narrative=settings.highlight_narrative)
         return add_people(session, campaign=settings.name, people=settings.people,
                           address=address)
 
@@ -137,6 +147,7 @@ def render_create(engine: Engine) -> None:
     st.subheader("Campaign")
     with st.form(keys.CREATE_FORM):
         values, files = _form_inputs()
+        values |= _answer_inputs(scale)
         submitted = st.form_submit_button("Create campaign", key=keys.CREATE_SUBMIT)
     if not submitted:
         return
@@ -204,6 +215,8 @@ def _form_inputs() -> tuple[dict, dict]:
         f"{k}: {v}" for k, v in QUEUES.items()))
     show_others = st.checkbox("Show each annotator the other annotators' labels",
                               key=keys.SHOW_OTHERS)
+    narrative = st.checkbox("Highlight the narrative's words in documents too (not only the "
+                            "title's and the description's)", key=CREATE_HIGHLIGHT_NARRATIVE)
     guidelines = st.text_area("Guidelines (shown to annotators)", key=keys.CREATE_GUIDELINES)
     people = st.text_area("People, one per line: `name` or `name,role` "
                           "(role: annotator, adjudicator, admin)", key=keys.CREATE_PEOPLE)
@@ -213,7 +226,21 @@ def _form_inputs() -> tuple[dict, dict]:
     return {"name": name.strip(), "depth": int(depth), "budget": int(budget) or None,
             "pooling": pooling, "overlap": int(overlap), "queue": queue,
             "guidelines": guidelines, "show_others_labels": bool(show_others),
+            "highlight_narrative": bool(narrative),
             "people": people, "keys": keymap}, files
+
+
+def _answer_inputs(scale: LabelScale | None) -> dict:
+    """The answers annotators may give besides a label: "I can't judge this", and the labels
+    of ``scale`` whose choice needs a rationale (none while the scale is incomplete)."""
+    cannot = st.checkbox("Offer \"I can't judge this\" (annotators must give a reason)",
+                         key=CREATE_CANNOT_JUDGE)
+    values = scale.values if scale is not None else ()
+    names = {lab.value: f"{lab.value} · {lab.name}" for lab in scale.labels} if scale else {}
+    chosen = st.multiselect("Labels that need a rationale when chosen", values,
+                            format_func=lambda value: names.get(value, str(value)),
+                            key=CREATE_RATIONALE)
+    return {"cannot_judge": bool(cannot), "rationale_labels": tuple(int(v) for v in chosen)}
 
 
 def keymap_from_text(text: str, scale: LabelScale) -> KeyMap | None:

@@ -4,6 +4,8 @@ State machine (session state, keys in :mod:`annotate.ui.keys`):
 
 - ``CURRENT`` is the annotator's claimed pair (a PairView), fetched with ``store.next_pair``
   when empty; ``BACK_STEPS = n > 0`` shows their n-th most recent judgment instead, to change it.
+  Undo (``u``) withdraws the last answer and makes its pair ``CURRENT`` again; the recent
+  judgments' chips set ``BACK_STEPS`` (:mod:`annotate.ui.judge_recent`).
 - ``DISPLAYED`` is the pair id on screen. Every write callback first checks that its pair is
   the one displayed and clears ``DISPLAYED`` before writing, so a key held down, or pressed
   again during the rerun, refers to a pair no longer displayed and writes nothing. The store's
@@ -40,18 +42,24 @@ from annotate.db import session_scope
 from annotate.keymap import KeyMap, label_action
 from annotate.records import AnnotatorInfo, CampaignInfo, JudgmentRecord, PairView
 from annotate.store import DuplicateWrite
-from annotate.store_progress import PACE, TimeLeft, time_left
-from annotate.ui import keys
+from annotate.store_progress import TimeLeft, time_left
+from annotate.ui import (
+    guidelines,
+    judge_recent,
+    judge_stats,
+    judge_suggestion,
+    judge_terms,
+    judge_verdict,
+    keys,
+)
 from annotate.ui.keyboard import mount_keyboard
 from annotate.ui.render import (
     caption_html,
     document_html,
-    duration_text,
     keys_html,
     label_line,
     legend_html,
     md_escape,
-    query_terms,
     text_html,
 )
 from pooljudge.errors import InputError, StorageError
@@ -72,6 +80,8 @@ def render(engine: Engine, user: AnnotatorInfo) -> None:
         campaign = store.get_campaign(session, name=user.campaign_name)
         keymap = store.campaign_keymap(session, campaign=campaign.name)
     _sidebar(campaign)
+    if not guidelines.gate(engine, user, campaign):  # guidelines first: no pair before
+        return
     _judging(engine, user, campaign, keymap)
 
 
@@ -93,41 +103,53 @@ def _judging(engine: Engine, user: AnnotatorInfo, campaign: CampaignInfo,
                                   pairs=_topic_pairs(engine, str(engine.url), campaign.name))
         remaining = int((progress["judgments_needed"] - progress["judgments_done"]).sum())
         left = time_left(session, campaign=campaign.name, remaining=remaining)
-        judged_before = bool(store.recent_seconds(session, annotator_id=user.id, limit=1))
+        stand = judge_stats.read_standing(session, user, campaign, progress)
+        recent = judge_recent.read_recent(session, user, view, earlier is not None)
+        suggestion = judge_suggestion.read(session, campaign, view)
         others = (store.others_labels(session, annotator_id=user.id, pair_id=view.pair_id)
                   if campaign.show_others_labels and view is not None else [])
     if not still_in:
         st.rerun(scope="app")
     mount_keyboard(keymap)
     _progress(progress, left, view)
+    judge_stats.render_standing(stand, campaign)
     if view is None:
-        _nothing_left(keymap, judged_before)
+        _nothing_left(engine, user, campaign, keymap, recent)
         return
     if state.get(DISPLAYED) != view.pair_id:
         state[DISPLAYED] = view.pair_id
         state[keys.SHOWN_AT] = time.monotonic()
     if earlier is not None:
         name = md_escape(_label_name(campaign, earlier.label))
-        st.warning(f"You are changing an earlier judgment (your label: {earlier.label} · {name}). "
+        said = (f"your label: {earlier.label} · {name}" if earlier.label is not None
+                else f"your answer: {judge_verdict.CANNOT_JUDGE}")
+        st.warning(f"You are changing an earlier judgment ({said}). "
                    "A new label is stored as a new version; the old one is kept.",
                    icon=":material/history:")
-    _controls(engine, user, campaign, keymap, view, earlier)
-    _pair(view)
+    judge_suggestion.show(campaign, view, suggestion)
+    _controls(engine, user, campaign, keymap, view, earlier, recent)
+    _pair(engine, user, campaign, view)
     if others:
         st.html(caption_html("Other annotators: " + ", ".join(f"{a}: {lab}" for a, lab in others),
                              css_class="pj-others"))
+    judge_recent.recent_strip(campaign, recent, int(state.get(keys.BACK_STEPS, 0)))
 
 
-def _nothing_left(keymap: KeyMap, judged_before: bool) -> None:
-    """The end of the queue: a thank-you, and the way back to the last judgment."""
+def _nothing_left(engine: Engine, user: AnnotatorInfo, campaign: CampaignInfo, keymap: KeyMap,
+                  recent: judge_recent.Recent) -> None:
+    """The end of the queue: a thank-you, the way back to the last judgment, and undo."""
     st.success("Nothing left to judge for you right now. Thank you!", icon=":material/done_all:")
     lines: list[tuple[tuple[str, ...], str]] = []
-    if judged_before:
+    if recent.items:
         back = _Nav(keys.back_key(0), "Back to my last judgment", keymap.shortcut("back"),
                     "back to my last judgment", _on_back)
         st.button(back.label, key=back.key, on_click=back.on_click, shortcut=back.shortcut)
         lines = [((back.shortcut,), back.hint)] if back.shortcut else []
+        if flash := st.session_state.pop(keys.FLASH, None):
+            st.html(caption_html(flash))
+        lines += judge_recent.undo_button(engine, user, campaign, keymap, recent, None)
     st.html(legend_html(lines + keymap.page_lines(document=False)))
+    judge_recent.recent_strip(campaign, recent, 0)
 
 
 @st.cache_data(ttl=300, show_spinner=False)
@@ -151,9 +173,9 @@ def _displayed_pair(session, user: AnnotatorInfo) -> tuple[PairView | None, Judg
     return state.get(keys.CURRENT), None
 
 
-def _pair(view: PairView) -> None:
-    """The topic card and the document in its scrolling frame."""
-    terms = query_terms(view.topic_title)
+def _pair(engine: Engine, user: AnnotatorInfo, campaign: CampaignInfo, view: PairView) -> None:
+    """The topic card (with its highlight terms) and the document in its scrolling frame."""
+    terms = judge_terms.terms_in_use(engine, user, campaign, view)
     topic, document = st.columns([1, 2], gap="medium")
     with topic, st.container(border=True):  # few elements: each one costs a browser render
         st.html(caption_html(f"Topic {view.topic_id}")
@@ -161,9 +183,10 @@ def _pair(view: PairView) -> None:
                 + text_html(view.topic_description))
         with st.expander("Narrative: what counts as relevant", expanded=True):
             st.html(text_html(view.topic_narrative))
+        judge_terms.terms_panel(engine, user, view, terms)
     with document:
         st.html(caption_html(f"Document {view.doc_id}", css_class="pj-doc-id")
-                + document_html(view.doc_title, view.doc_text, terms))
+                + document_html(view.doc_title, view.doc_text, terms.all))
 
 
 @dataclass(frozen=True)
@@ -191,23 +214,30 @@ def _nav_buttons(engine: Engine, user: AnnotatorInfo, keymap: KeyMap, view: Pair
 
 
 def _controls(engine: Engine, user: AnnotatorInfo, campaign: CampaignInfo, keymap: KeyMap,
-              view: PairView, earlier: JudgmentRecord | None) -> None:
+              view: PairView, earlier: JudgmentRecord | None,
+              recent: judge_recent.Recent) -> None:
     """The label buttons, a row of their own (a label wraps, never cut); then skip and back,
-    the comment box and the last action's message (or a key hint); the legend of every key."""
+    the comment box and the last action's message (or a key hint) with Undo; the legend of
+    every key."""
     lines: list[tuple[tuple[str, ...], str]] = []
+    version = judge_recent.next_version(earlier, recent)
     labels = campaign.scale.labels
-    for column, label in zip(st.columns(len(labels), gap="small"), labels, strict=True):
+    row = st.columns(len(labels) + campaign.cannot_judge, gap="small")  # + "I can't judge this"
+    for column, label in zip(row, labels, strict=False):
         shortcut = keymap.shortcut(label_action(label.value))
         chosen = earlier is not None and earlier.label == label.value
         column.button(f"{label.value} · {md_escape(label.name)}",
                       key=keys.label_key(view.pair_id, label.value),
                       help=md_escape(label.description) or None,
                       type="primary" if chosen else "secondary", wrap=True,
-                      shortcut=shortcut, on_click=_on_label, width="stretch",
-                      args=(engine, user.id, view, label.value,
-                            1 if earlier is None else earlier.version + 1))
+                      shortcut=shortcut, width="stretch",
+                      on_click=(judge_verdict.on_rationale_label
+                                if label.value in campaign.rationale_labels else _on_label),
+                      args=(engine, user.id, view, label.value, version))
         if shortcut is not None:
             lines.append(((shortcut,), label.name))
+    if campaign.cannot_judge:
+        lines += judge_verdict.cannot_judge_button(row[-1], keymap, view, version)
     *buttons, comment, note = st.columns([1, 1, 3, 2], gap="small", vertical_alignment="center")
     for column, nav in zip(buttons, _nav_buttons(engine, user, keymap, view, earlier),
                            strict=True):
@@ -217,8 +247,10 @@ def _controls(engine: Engine, user: AnnotatorInfo, campaign: CampaignInfo, keyma
             lines.append(((nav.shortcut,), nav.hint))
     comment.text_input("Comment", key=keys.comment_key(view.pair_id),
                        label_visibility="collapsed", placeholder=_placeholder(keymap))
-    flash = st.session_state.pop(keys.FLASH, None)
-    note.html(caption_html(flash) if flash else keys_html(_hint(keymap)))
+    lines += judge_recent.note(note, engine, user, campaign, keymap, recent,
+                               st.session_state.pop(keys.FLASH, None), keys_html(_hint(keymap)),
+                               view.pair_id)
+    judge_verdict.reason_box(engine, user.id, campaign, view, _on_label)
     st.html(legend_html(lines + keymap.page_lines()))
 
 
@@ -237,9 +269,11 @@ def _hint(keymap: KeyMap) -> list[tuple[str, str]]:
             + ([(legend[0], "all keys")] if legend else []))
 
 
-def _on_label(engine: Engine, annotator_id: int, view: PairView, label: int,
-              version: int) -> None:
+def _on_label(engine: Engine, annotator_id: int, view: PairView, label: int | None,
+              version: int, *, rationale: str | None = None, status: str = "label") -> None:
     """Store ``version`` of this judgment, unless the pair is no longer the one displayed.
+    ``rationale`` and ``status`` (label None: "I can't judge this" and its reason) come from
+    :mod:`annotate.ui.judge_verdict`'s reason box.
 
     A stale key press (the pair already left the screen) writes nothing; the store refuses a
     second write of the same version (DuplicateWrite) as a final guard.
@@ -250,15 +284,18 @@ def _on_label(engine: Engine, annotator_id: int, view: PairView, label: int,
     state[DISPLAYED] = None
     seconds = max(time.monotonic() - float(state.get(keys.SHOWN_AT, time.monotonic())), 0.0)
     comment = (state.get(keys.comment_key(view.pair_id)) or "").strip() or None
+    claimed = not state.get(keys.BACK_STEPS)  # the pair on screen is the claimed one
     try:
         with session_scope(engine) as session:  # judgment and next claim: one transaction
             store.record_judgment(session, annotator_id=annotator_id, pair_id=view.pair_id,
                                   label=label, seconds=round(seconds, 3), position=view.position,
-                                  comment=comment, expected_version=version)
-            following = (store.next_pair(session, annotator_id=annotator_id) if version == 1
+                                  comment=comment, expected_version=version,
+                                  rationale=rationale, status=status,
+                                  suggested=judge_suggestion.shown(view.pair_id))
+            following = (store.next_pair(session, annotator_id=annotator_id) if claimed
                          else state.get(keys.CURRENT))
     except DuplicateWrite as exc:  # e.g. written meanwhile in another tab of this annotator
-        if version == 1:  # the pair on screen is done: show the annotator's live claim
+        if claimed:  # the pair on screen is done: show the annotator's live claim
             state[keys.CURRENT] = None
         state[keys.FLASH] = f"Not saved: {exc}"
         return
@@ -272,7 +309,8 @@ def _on_label(engine: Engine, annotator_id: int, view: PairView, label: int,
         return
     state[keys.BACK_STEPS] = 0
     state[keys.CURRENT] = following
-    state[keys.FLASH] = f"Saved label {label} for the previous document."
+    state[keys.FLASH] = (f"Saved label {label} for the previous document." if label is not None
+                         else "Saved \"I can't judge this\" for the previous document.")
 
 
 def _on_skip(engine: Engine, annotator_id: int, pair_id: int) -> None:
@@ -319,8 +357,7 @@ def _progress(progress: pd.DataFrame, left: TimeLeft, view: PairView | None) -> 
     overall.progress(done / needed if needed else 1.0,
                      text=f"Campaign: {done} of {needed} judgments")
     mine = int(progress["annotator_done"].sum()) if "annotator_done" in progress else 0
-    mine_column.caption(f"You judged {mine} pairs. Time left for the campaign {PACE}: "
-                        f"{duration_text(left.hours)}.")
+    mine_column.caption(f"You judged {mine} pairs. {judge_stats.time_left_text(left)}.")
 
 
 def _sidebar(campaign: CampaignInfo) -> None:

@@ -12,7 +12,7 @@ __all__ = ["show_pair"]
 
 def show_pair(view: PairView) -> None:
     """Render the topic (title, description, narrative) and the escaped, highlighted document."""
-    terms = query_terms(view.topic_title)
+    terms = query_terms(view.topic_title, view.topic_description)
     topic, document = st.columns([1, 2], gap="medium")
     with topic, st.container(border=True):
         st.html(caption_html(f"Topic {view.topic_id}"))

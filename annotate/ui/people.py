@@ -21,7 +21,7 @@ from annotate import store
 from annotate.db import session_scope
 from annotate.links import DEFAULT_APP_URL, configured_address, login_link
 from annotate.records import ANNOTATOR_ROLES, AnnotatorInfo, CampaignInfo
-from annotate.ui import keys
+from annotate.ui import guidelines, keys
 from annotate.ui.render import md_escape
 from pooljudge.errors import InputError
 
@@ -106,6 +106,7 @@ def render_people(engine: Engine, campaign: CampaignInfo, user: AnnotatorInfo) -
         _add_form(engine, campaign.name)
     with right:
         _remove_form(engine, campaign.name, [n for n in listed["name"] if n != own])
+    guidelines.render_editor(engine, campaign)
 
 
 def _show_outcome(campaign: str) -> None:

@@ -1,9 +1,11 @@
-"""Safe HTML for untrusted text: escape first, then mark the topic's terms.
+"""Safe HTML for untrusted text: escape first, then mark the highlight terms.
 
 Document and topic text come from whoever uploaded the collection, so they are treated as
-hostile. Matches are found on the *raw* text and every piece is escaped on its own with
-:func:`html.escape` (quotes included), so the only tags in the output are the ones built here
-(``div``, ``h3``, ``mark``) and a term such as ``amp`` can never split an entity like ``&amp;``.
+hostile; so are highlight terms (typed by admins and annotators). Matches are found on the
+*raw* text (:mod:`annotate.highlight`: stems, prefixes, phrases) and every piece is escaped on
+its own with :func:`html.escape` (quotes included), so the only tags in the output are the ones
+built here (``div``, ``mark``) and a term such as ``amp`` can never split an entity like
+``&amp;``.
 Long documents scroll inside a frame that fills the rest of the screen, so the label buttons
 never move.
 """
@@ -14,12 +16,12 @@ import html
 import re
 from collections.abc import Iterable
 
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
+from annotate.highlight import spans, topic_terms
+from annotate.reflow import blocks, flowed
 from annotate.ui.keys import KEYBOARD
 
 __all__ = [
-    "ABOVE_FRAME", "JOINER", "STYLE", "caption_html", "document_html", "duration_text",
+    "ABOVE_FRAME", "JOINER", "STYLE", "body_html", "caption_html", "document_html", "duration_text",
     "highlight", "keys_html", "label_line", "legend_html", "md_escape", "query_terms",
     "text_html",
 ]
@@ -27,7 +29,6 @@ __all__ = [
 # Where the document frame starts on the judging page until its script has measured it (see
 # annotate.ui.keyboard): the frame takes the rest of the screen, at least 14rem.
 ABOVE_FRAME = "19rem"
-_WORD = re.compile(r"\w+")
 # CommonMark lets a backslash escape any ASCII punctuation; escaping all of it also disarms
 # Streamlit's own syntax ($ math, :color[...] directives).
 _MD_SPECIAL = re.compile(r"""([!-/:-@\[-`{-~])""")
@@ -53,6 +54,7 @@ STYLE = f"""<style>
   font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .88rem; line-height: 1.45;
   padding: .6rem .8rem; border: 1px solid rgba(128,128,128,.35); border-radius: .4rem; }}
 .pj-text {{ white-space: pre-wrap; overflow-wrap: anywhere; }}
+.pj-pre {{ white-space: pre; overflow-x: auto; overflow-wrap: normal; }}
 .pj-caption {{ font-size: .85rem; opacity: .7; margin-bottom: .2rem; }}
 .pj-doc-body mark, .pj-doc-title mark, .pj-text mark {{
   background: #ffe58a; color: inherit; padding: 0 .1em; }}
@@ -99,33 +101,51 @@ def md_escape(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", flat)
 
 
-def query_terms(*texts: str, min_length: int = 3) -> tuple[str, ...]:
-    """Distinct lower-cased words of ``texts`` worth highlighting (no stop or short words)."""
-    seen: dict[str, None] = {}
-    for text in texts:
-        for word in _WORD.findall(text.lower()):
-            if len(word) >= min_length and word not in ENGLISH_STOP_WORDS:
-                seen.setdefault(word, None)
-    return tuple(seen)
+def query_terms(*texts: str) -> tuple[str, ...]:
+    """The highlight terms of a topic's ``texts``: its quoted phrases and its words minus stop
+    words and short words (:func:`annotate.highlight.topic_terms`)."""
+    return topic_terms(*texts)
 
 
 def highlight(text: str, terms: Iterable[str]) -> str:
-    """``text`` escaped, with every word that starts with one of ``terms`` wrapped in ``<mark>``.
+    """``text`` escaped, with each span that ``terms`` mark wrapped in ``<mark>``.
 
-    Matching is case-insensitive and on word starts (``format`` marks ``formatting``). With no
+    Matching (:mod:`annotate.highlight`) is case-insensitive, by prefix from a word's start
+    (``format`` marks ``formatting``) or by stem (``parser`` marks ``parsing``); a term of
+    several words marks them only side by side. Overlapping matches give one mark. With no
     terms the result is just the escaped text.
     """
-    words = sorted({t.lower() for t in terms if t}, key=len, reverse=True)
-    if not words:
-        return html.escape(text, quote=True)
-    pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, words)) + r")\w*", re.IGNORECASE)
+    return _marked(text, spans(text, terms))
+
+
+def _marked(text: str, marks: Iterable[tuple[int, int]], offset: int = 0) -> str:
+    """``text`` escaped piece by piece, the ``marks`` (spans of a text in which ``text``
+    starts at ``offset``, clipped to it) wrapped in ``<mark>``."""
     pieces: list[str] = []
     start = 0
-    for match in pattern.finditer(text):
-        pieces.append(html.escape(text[start:match.start()], quote=True))
-        pieces.append(f"<mark>{html.escape(match.group(0), quote=True)}</mark>")
-        start = match.end()
+    for begin, end in marks:
+        begin, end = max(begin - offset, start), min(end - offset, len(text))
+        if begin >= end:
+            continue
+        pieces.append(html.escape(text[start:begin], quote=True))
+        pieces.append(f"<mark>{html.escape(text[begin:end], quote=True)}</mark>")
+        start = end
     pieces.append(html.escape(text[start:], quote=True))
+    return "".join(pieces)
+
+
+def body_html(text: str, terms: Iterable[str]) -> str:
+    """A document's text escaped and highlighted, hard-wrapped prose flowing and preformatted
+    blocks verbatim in a box of their own that scrolls sideways (:mod:`annotate.reflow`).
+    Marks are found once on the raw text; flowing keeps every offset."""
+    marks = spans(text, terms)
+    pieces = []
+    for block in blocks(text):
+        if block.kind == "pre":
+            piece = text[block.start:block.end].rstrip("\r\n")
+            pieces.append(f'<div class="pj-pre">{_marked(piece, marks, block.start)}</div>')
+        else:
+            pieces.append(_marked(flowed(text, block), marks, block.start))
     return "".join(pieces)
 
 
@@ -169,7 +189,7 @@ def document_html(title: str, text: str, terms: Iterable[str]) -> str:
     terms = tuple(terms)
     return (
         f'<div class="pj-doc"><div class="pj-doc-title">{highlight(title, terms)}</div>'
-        f'<div class="pj-doc-body">{highlight(text, terms)}</div></div>'
+        f'<div class="pj-doc-body">{body_html(text, terms)}</div></div>'
     )
 
 

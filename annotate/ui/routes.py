@@ -43,6 +43,7 @@ ROUTES: tuple[Route, ...] = (
     Route("evaluate.py", "Evaluate runs", ":material/leaderboard:", "evaluate", _ADMIN),
     Route("create.py", "New campaign", ":material/add_circle:", "create", _ADMIN),
     Route("people.py", "People", ":material/group:", "people", _ADMIN),
+    Route("terms.py", "Highlight terms", ":material/ink_highlighter:", "terms", _ADMIN),
 )
 
 

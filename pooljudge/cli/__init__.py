@@ -43,6 +43,7 @@ COMMANDS: dict[str, str] = {
     "compare": "compare_cmd",
     "report": "report_cmd",
     "autojudge": "autojudge_cmd",
+    "calibrate": "calibrate_cmd",
 }
 COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(COMMANDS.values()))
 

@@ -25,7 +25,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "(weighted kappa on graded scales), positive/negative specific agreement, "
                     "prevalence and a bootstrap CI of kappa over topics; overall Fleiss' kappa "
                     "and Krippendorff's alpha. An undefined value prints as 'undefined' "
-                    "(null in JSON), never 0.")
+                    "(null in JSON), never 0. \"I can't judge this\" answers are counted per "
+                    "annotator, never as a label.")
     parser.add_argument("--campaign", required=True, metavar="CAMPAIGN", help="the campaign's name")
     parser.add_argument("--format", choices=("table", "json"), default="table",
                         help="table (default, for reading) or json (undefined values: null)")
@@ -47,7 +48,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _agree(args: argparse.Namespace) -> int:
     from annotate.agreement import BootstrapSpec, agreement_report
     from annotate.db import session_scope
-    from annotate.store import get_campaign, judgments_frame
+    from annotate.store import (
+        cannot_judge_answers,
+        get_campaign,
+        judgments_frame,
+        suggestions_shown,
+    )
 
     spec = (BootstrapSpec(confidence=args.confidence, n_resamples=args.resamples, seed=args.seed)
             if args.resamples else None)
@@ -55,13 +61,43 @@ def _agree(args: argparse.Namespace) -> int:
         scale = get_campaign(session, name=args.campaign).scale.values
         frame = judgments_frame(session, campaign=args.campaign, kind="judgment",
                                 columns=("annotator", "topic", "doc", "label"))
+        answers = cannot_judge_answers(session, campaign=args.campaign)
+        shown = suggestions_shown(session, campaign=args.campaign)
     report = agreement_report(frame, scale, relevant=args.relevant, per_topic=args.per_topic,
-                              spec=spec)
-    text = (json.dumps(report.to_json(), indent=2, allow_nan=False) + "\n"
-            if args.format == "json" else render_table(report))
+                              spec=spec, cannot_judge=answers)
+    split = _by_suggestion(frame, shown, scale, args.relevant)
+    if args.format == "json":
+        document = report.to_json()
+        if split:
+            document["by_suggestion"] = {k: v.to_json()["pairs"] for k, v in split.items()}
+        text = json.dumps(document, indent=2, allow_nan=False) + "\n"
+    else:
+        text = render_table(report) + "".join(
+            f"\nJudgments made {subset}\n{_frame_text(part.pairs)}\n"
+            for subset, part in split.items())
     with atomic_writer(args.output) as handle:
         handle.write(text)
     return 0
+
+
+def _by_suggestion(frame: pd.DataFrame, shown: pd.DataFrame, scale, relevant: int | None
+                   ) -> dict:
+    """Pairwise agreement of the judgments made without and with a suggestion shown (the
+    automatic judge's label; ``judgment.suggested``); empty when no suggestion was ever shown.
+    A judgment without a row in ``shown`` (an automatic judge's) counts as without."""
+    import pandas as pd
+
+    from annotate.agreement import agreement_report
+
+    seen = shown[shown["suggested"].notna()]
+    if seen.empty:
+        return {}
+    keys = ["annotator", "topic", "doc"]
+    with_one = pd.MultiIndex.from_frame(frame[keys].astype(str)).isin(
+        pd.MultiIndex.from_frame(seen[keys].astype(str)))
+    return {subset: agreement_report(frame[rows], scale, relevant=relevant)
+            for subset, rows in (("without a suggestion shown", ~with_one),
+                                 ("with a suggestion shown", with_one))}
 
 
 def render_table(report) -> str:
@@ -75,6 +111,9 @@ def render_table(report) -> str:
         lines += ["", f"kappa_ci_low/high: {ci['confidence']:.0%} {ci['method']} bootstrap CI of "
                       f"cohen_kappa over topics ({ci['resamples']} resamples, seed {ci['seed']})"]
     lines.append(f"positive labels: >= {report.settings['positive_from']}")
+    if report.annotators is not None and len(report.annotators):
+        lines += ["", "Annotators (cannot_judge: \"I can't judge this\" answers, never a label)",
+                  report.annotators.to_string(index=False)]
     if report.per_topic_overall is not None and report.per_topic_pairs is not None:
         lines += ["", "Per topic", _frame_text(report.per_topic_overall), "",
                   "Per topic and annotator pair", _frame_text(report.per_topic_pairs)]

@@ -1,4 +1,4 @@
-"""``pooljudge init``, ``annotators add|list|remove`` and ``campaigns list|show``."""
+"""``pooljudge init``, ``annotators add|list|remove``, ``campaigns list|show|check|guidelines``."""
 
 from __future__ import annotations
 
@@ -98,12 +98,24 @@ def _register_init(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--guidelines", metavar="FILE.md", help="judging guidelines (Markdown)")
     parser.add_argument("--show-others-labels", action="store_true",
                         help="let annotators see each other's labels")
+    parser.add_argument("--cannot-judge", action="store_true",
+                        help="offer annotators \"I can't judge this\" (a reason is required; "
+                             "the answer is counted apart, never a label)")
+    parser.add_argument("--rationale", type=_label_list, default=(), metavar="LABELS",
+                        help="labels whose choice needs a rationale, comma-separated (e.g. 1,2); "
+                             "each must be on the scale")
+    parser.add_argument("--highlight-narrative", action="store_true",
+                        help="highlight the narrative's words in documents too (default: the "
+                        "title's and the description's)")
+    parser.add_argument("--suggest-from", metavar="NAME",
+                        help="show automatic judge NAME's labels to people as suggestions "
+                        "(default: none; see pooljudge calibrate suggest)")
     parser.add_argument("--keys", metavar="FILE.json",
                         help='the judging page\'s keys: a JSON object of action to key, e.g. '
                         '{"label:0": "a", "skip": "x", "page_down": ["Space", "PageDown"]} '
                         "(default: a one-digit label by its digit, s skip, b back, n forward, "
-                        "/ comment, ? legend, Space PageDown PageUp j k Home End scroll; c and r "
-                        "are Streamlit's)")
+                        "i can't judge, / comment, ? legend, Space PageDown PageUp j k Home End "
+                        "scroll; c and r are Streamlit's)")
     add_db_option(parser)
     parser.set_defaults(handler=_init)
 
@@ -117,6 +129,7 @@ def _init(args: argparse.Namespace) -> int:
     order = _order(args)
     scale = args.scale
     keymap = _keymap(args.keys, scale)
+    _check_rationale(args.rationale, scale)
     guidelines = read_text(args.guidelines, "guidelines") if args.guidelines else ""
     topics = read_topics(args.topics)
     documents = read_documents(args.docs)
@@ -127,12 +140,36 @@ def _init(args: argparse.Namespace) -> int:
         info = create_campaign(
             session, name=args.campaign, scale=scale, overlap=args.overlap, order=order,
             assign_mode=args.assign, guidelines=guidelines,
-            show_others_labels=args.show_others_labels, topics=topics, documents=documents,
-            pool=pool, run_ranks=ranks, seed=args.seed, keymap=keymap)
+            show_others_labels=args.show_others_labels,
+            highlight_narrative=args.highlight_narrative, topics=topics, documents=documents,
+            pool=pool, run_ranks=ranks, seed=args.seed, keymap=keymap,
+            cannot_judge=args.cannot_judge, rationale_labels=args.rationale)
+        if args.suggest_from is not None:
+            from annotate.store import set_suggest_from
+
+            set_suggest_from(session, campaign=args.campaign, name=args.suggest_from)
     print(f"campaign {info.name}: {pool['topic'].nunique()} topics, "
           f"{pool['doc'].nunique()} documents, {len(pool)} pairs, overlap {info.overlap}, "
           f"order {info.order}, assignment by {info.assign_mode}")
     return 0
+
+
+def _label_list(text: str) -> tuple[int, ...]:
+    """``--rationale``: comma-separated whole numbers (blanks around them allowed)."""
+    items = [item.strip() for item in text.split(",")]
+    try:
+        return tuple(dict.fromkeys(int(item) for item in items))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected labels separated by commas, such as 1,2") from None
+
+
+def _check_rationale(labels: tuple[int, ...], scale: LabelScale) -> None:
+    """UsageError naming the first ``--rationale`` label that is not on ``scale``."""
+    stray = [label for label in labels if label not in scale.values]
+    if stray:
+        raise UsageError(f"--rationale: label {stray[0]} is not on the scale "
+                         f"{', '.join(map(str, scale.values))}")
 
 
 def _keymap(path: str | None, scale: LabelScale) -> KeyMap | None:
@@ -249,6 +286,28 @@ def _register_campaigns(subparsers: argparse._SubParsersAction) -> None:
     check.add_argument("campaign", metavar="CAMPAIGN", help="the campaign's name")
     add_db_option(check)
     check.set_defaults(handler=_campaigns_check)
+    _file_action(actions, "guidelines", _campaigns_guidelines,
+                 "replace a campaign's guidelines (everyone reads them again)",
+                 "Replace the campaign's judging guidelines with the text of FILE (UTF-8). "
+                 "Every annotator is shown the new guidelines, and must acknowledge them, "
+                 "before their next pair; an empty file removes them.",
+                 "the new guidelines (plain text)")
+    _file_action(actions, "terms", _campaigns_terms,
+                 "set the highlight terms of topics from a topic<TAB>term file",
+                 "Replace the highlight terms of every topic named in FILE (one "
+                 "'topic<TAB>term' per line; a term of several words is a phrase); other "
+                 "topics keep theirs. A bad line changes nothing.",
+                 "topic<TAB>term lines (header optional)")
+
+
+def _file_action(actions, name: str, handler, summary: str, description: str,
+                 file_help: str) -> None:
+    """``campaigns NAME --campaign C FILE``: an action that reads one file into a campaign."""
+    sub = actions.add_parser(name, help=summary, description=description)
+    sub.add_argument("file", metavar="FILE", help=file_help)
+    sub.add_argument("--campaign", required=True, metavar="CAMPAIGN", help="the campaign's name")
+    add_db_option(sub)
+    sub.set_defaults(handler=handler)
 
 
 def _campaigns_list(args: argparse.Namespace) -> int:
@@ -297,6 +356,44 @@ def _campaigns_check(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 1
     print(f"campaign {args.campaign}: every counter agrees with its rows", file=sys.stderr)
+    return 0
+
+
+def _campaigns_terms(args: argparse.Namespace) -> int:
+    """Replace the terms of the file's topics, all or nothing; an unknown topic names its
+    first line."""
+    from annotate.db import session_scope
+    from annotate.store import UnknownTopic, set_topic_terms
+    from pooljudge.terms_format import read_topic_terms
+
+    frame = read_topic_terms(args.file)
+    first = frame.drop_duplicates("topic").set_index("topic")["line"]
+    terms = {topic: list(group["term"]) for topic, group in frame.groupby("topic", sort=False)}
+    try:
+        with open_database(args) as engine, session_scope(engine) as session:
+            count = set_topic_terms(session, campaign=args.campaign, terms=terms)
+    except UnknownTopic as exc:
+        raise InputError(exc.message, path=args.file, line=int(first[exc.topic])) from None
+    print(f"campaign {args.campaign}: {count} highlight terms for {len(terms)} topics")
+    return 0
+
+
+def _campaigns_guidelines(args: argparse.Namespace) -> int:
+    """Store FILE as the campaign's guidelines; say whether they changed."""
+    from annotate.db import session_scope
+    from annotate.store import get_campaign, set_guidelines
+
+    text = read_text(args.file, "guidelines")
+    with open_database(args) as engine, session_scope(engine) as session:
+        before = get_campaign(session, name=args.campaign).guidelines
+        sha = set_guidelines(session, campaign=args.campaign, text=text)
+    if text == before:
+        print(f"campaign {args.campaign}: the guidelines are unchanged (sha256 {sha[:12]})")
+    elif not text.strip():
+        print(f"campaign {args.campaign}: the guidelines were removed")
+    else:
+        print(f"campaign {args.campaign}: new guidelines (sha256 {sha[:12]}); every annotator "
+              "reads them before their next pair")
     return 0
 
 

@@ -9,6 +9,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from pooljudge.cli.trust_common import add_compat_option
+from pooljudge.defaults import DEFAULT_MEASURES
 from pooljudge.errors import InputError, UsageError
 from pooljudge.fileio import atomic_writer, progress
 
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 
 HELP = "evaluate runs against qrels (trec_eval -c numbers, unjudged rates beside them)"
 TABLE_COVERAGE = "Unjudged@10"
+AUTOMATIC_COLUMN = "Automatic@10"
 MIN_TOPICS = 25
 
 
@@ -41,6 +43,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "(columns run group measure topics value)")
     parser.add_argument("--judged-only", action="store_true",
                         help="drop unjudged documents before scoring (trec_eval -J)")
+    parser.add_argument("--provenance", metavar="FILE",
+                        help="the export's provenance TSV (--policy human-else-automatic:NAME): "
+                             "also show Automatic@10, the share of the top 10 labelled by the "
+                             "automatic judge")
     add_compat_option(parser)
     parser.add_argument("--format", choices=("table", "tsv", "json"), default="table",
                         help="table (default): means per run; tsv: run topic measure value")
@@ -50,7 +56,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from metrics.evaluate import DEFAULT_MEASURES, parse_all, score_all
+    from metrics.evaluate import parse_all, score_all
 
     names = [n for given in (args.measures or DEFAULT_MEASURES) for n in given.split()]
     try:
@@ -80,12 +86,14 @@ def run(args: argparse.Namespace) -> int:
     if qrels.n_topics < MIN_TOPICS:
         _note(f"only {qrels.n_topics} topics evaluated: fewer than {MIN_TOPICS} are too few to "
               "rank systems reliably")
+    automatic = _automatic(args) if args.provenance else None
     if groups is not None:
         from pooljudge.cli.trust_common import group_text
 
         text = group_text("eval", results, groups, args.format)
     else:
-        text = _render(results, args.format, [str(m) for m in measures], args.per_topic)
+        text = _render(results, args.format, [str(m) for m in measures], args.per_topic,
+                       automatic)
     with atomic_writer(args.output) as handle:
         handle.write(text)
     return 0
@@ -116,8 +124,22 @@ def _note(message: str) -> None:
     print(f"pooljudge eval: warning: {message}", file=sys.stderr)
 
 
-def _render(results: Sequence[RunResult], fmt: str, shown: list[str], per_topic: bool) -> str:
-    """tsv (``run topic measure value``), json records, or the means table."""
+def _automatic(args: argparse.Namespace) -> list[RunResult]:
+    """Per run, P@10 against the provenance's automatic-line marks: Automatic@10."""
+    from annotate.ppi import AUTOMATIC_AT, automatic_qrels
+    from metrics.evaluate import parse_all, score_all
+
+    marks = automatic_qrels(args.provenance)
+    return score_all(marks, args.runs, parse_all([f"P@{AUTOMATIC_AT}"]),
+                     compat=args.compat)[1]
+
+
+def _render(results: Sequence[RunResult], fmt: str, shown: list[str], per_topic: bool,
+            automatic: Sequence[RunResult] | None = None) -> str:
+    """tsv (``run topic measure value``), json records, or the means table; ``automatic``
+    (P@10 against the automatic marks) adds Automatic@10 rows, or a column of the table."""
+    if automatic is not None and fmt != "table":
+        results = [*results, *_renamed(automatic)]
     if fmt == "tsv":
         lines = ["run\ttopic\tmeasure\tvalue"]
         lines += [f"{r}\t{t}\t{m}\t{v!r}" for r, t, m, v in _rows(results, per_topic)]
@@ -128,7 +150,32 @@ def _render(results: Sequence[RunResult], fmt: str, shown: list[str], per_topic:
         return json.dumps(records, indent=1) + "\n"
     from metrics.evaluate import tidy
 
-    return _table(tidy(results, per_topic=per_topic), shown)
+    if automatic is not None:
+        results = [*results, *_renamed(automatic)]
+    return _table(tidy(results, per_topic=per_topic), shown, automatic is not None)
+
+
+def _renamed(automatic: Sequence[RunResult]) -> list[RunResult]:
+    """The Automatic@10 results under their own measure name (a P@10 in disguise)."""
+    import dataclasses
+
+    renamed = []
+    for result in automatic:
+        (measure, values), = result.values.items()
+        name = _Automatic(measure)
+        renamed.append(dataclasses.replace(result, values={name: values},
+                                           summary={name: result.summary[measure]}))
+    return renamed
+
+
+class _Automatic:
+    """A measure name shown as ``Automatic@10`` (the values are P@10 against the marks)."""
+
+    def __init__(self, measure) -> None:
+        self.measure = measure
+
+    def __str__(self) -> str:
+        return AUTOMATIC_COLUMN
 
 
 def _rows(results: Sequence[RunResult], per_topic: bool) -> Iterator[tuple[str, str, str, float]]:
@@ -147,15 +194,23 @@ def _rows(results: Sequence[RunResult], per_topic: bool) -> Iterator[tuple[str, 
             yield result.name, ALL_TOPICS, name, float(value)
 
 
-def _table(frame: pd.DataFrame, shown: list[str]) -> str:
-    """Means per run (and per topic with --per-topic), plus the unjudged share of the top 10."""
+def _table(frame: pd.DataFrame, shown: list[str], automatic: bool = False) -> str:
+    """Means per run (and per topic with --per-topic), plus the unjudged share of the top 10
+    (and, with ``automatic``, the automatically labelled share beside it)."""
     wide = frame.pivot_table(index=["run", "topic"], columns="measure", values="value",
                              sort=False)
     coverage = wide[TABLE_COVERAGE]
     wide = wide[[m for m in shown if m != TABLE_COVERAGE]]
     wide["unjudged@10"] = coverage
+    if automatic:
+        wide["automatic@10"] = frame.pivot_table(
+            index=["run", "topic"], columns="measure", values="value", sort=False)[
+            AUTOMATIC_COLUMN]
     wide = wide.reset_index()
     text = wide.to_string(index=False, float_format=lambda v: f"{v:.4f}")
     legend = ("topic 'all' = mean over the evaluated topics; unjudged@10 = share of the top 10 "
               "with no judgment or a negative label (Unjudged@10)")
+    if automatic:
+        legend += ("; automatic@10 = share of the top 10 labelled by the automatic judge "
+                   "(from the provenance)")
     return f"{text}\n{legend}\n"

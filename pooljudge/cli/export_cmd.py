@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from contextlib import ExitStack
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
@@ -34,8 +35,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "export", help="write consensus qrels and their provenance",
         description="Write TREC qrels (topic 0 doc label) of the judged pairs, one label per pair "
                     "decided by --policy, and beside them a provenance TSV (per pair: the votes "
-                    "and the rule that decided). Both are written to temporary names and "
-                    "renamed.")
+                    "and the rule that decided). \"I can't judge this\" answers are never a "
+                    "label: they are left out and counted (see --cannot-judge). All files are "
+                    "written to temporary names and renamed.")
     export.add_argument("--policy", default=DEFAULT_POLICY, metavar="POLICY",
                         help=f"how a pair's label is decided (default: {DEFAULT_POLICY}): "
                              f"{described(POLICY_HELP)}")
@@ -47,6 +49,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     export.add_argument("--provenance", metavar="FILE",
                         help=f"provenance TSV (default: FILE{PROVENANCE_SUFFIX} beside -o; "
                              "not written for stdout unless given)")
+    export.add_argument("--cannot-judge", metavar="FILE",
+                        help="also write the \"I can't judge this\" answers as TSV: topic, doc, "
+                             "annotator, reason (the latest answer of each annotator and pair)")
     export.set_defaults(handler=_export)
     adjudication = subparsers.add_parser(
         "adjudication", help="the adjudication queue",
@@ -75,21 +80,24 @@ def provenance_path(output: str, given: str | None) -> str | None:
     return None if output == "-" else output + PROVENANCE_SUFFIX
 
 
-def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, tuple[int, ...]]:
+def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, tuple[int, ...], pd.DataFrame]:
+    """Votes and adjudications (label rows), the scale, and the "I can't judge this" answers,
+    read in one transaction."""
     import pandas as pd
 
     from annotate.db import session_scope
-    from annotate.store import get_campaign, judgments_frame
+    from annotate.store import cannot_judge_answers, get_campaign, judgments_frame
 
     # What consensus reads: votes, and adjudications with the time that orders them.
-    columns = ("annotator", "topic", "doc", "label", "kind")
+    columns = ("annotator", "topic", "doc", "label", "kind", "source")
     with open_database(args) as engine, session_scope(engine, readonly=True) as session:
         scale = get_campaign(session, name=args.campaign).scale.values
         votes = judgments_frame(session, campaign=args.campaign, kind="judgment",
                                 columns=columns)
         decided = judgments_frame(session, campaign=args.campaign, kind="adjudication",
                                   columns=(*columns, "created_at"))
-    return pd.concat([votes, decided], ignore_index=True), scale
+        answers = cannot_judge_answers(session, campaign=args.campaign)
+    return pd.concat([votes, decided], ignore_index=True), scale, answers
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -99,25 +107,45 @@ def _export(args: argparse.Namespace) -> int:
 
     policy = Policy.parse(args.policy, ties=args.ties, binarize=args.binarize)
     provenance = provenance_path(args.output, args.provenance)
-    for option, target in (("-o", args.output), ("--provenance", provenance)):
+    for option, target in (("-o", args.output), ("--provenance", provenance),
+                           ("--cannot-judge", args.cannot_judge)):
         _check_target(option, target)
-    frame, scale = _load(args)
+    frame, scale, answers = _load(args)
     if frame.empty:
-        raise InputError(f"campaign {args.campaign} has no judgments to export")
+        raise InputError(f"campaign {args.campaign} has no judgments to export"
+                         + (f" ({len(answers)} \"I can't judge this\" answers only)"
+                            if len(answers) else ""))
     qrels, votes = consensus_qrels(frame, scale, policy)
-    if provenance is None:
-        write_qrels(qrels, args.output)
-    else:
-        # The qrels are renamed into place inside the provenance writer: an error in either
-        # leaves both files as they were.
-        with atomic_writer(provenance) as handle:
-            write_tsv(votes, handle)
+    with ExitStack() as files:  # renamed on leaving, in reverse order; an error: none is
+        if args.cannot_judge is not None:
+            _write_answers(files.enter_context(atomic_writer(args.cannot_judge)), answers)
+        if provenance is None:
             write_qrels(qrels, args.output)
+        else:
+            with atomic_writer(provenance) as handle:
+                write_tsv(votes, handle)
+                write_qrels(qrels, args.output)
     left_out = len(votes) - len(qrels)
     print(f"{len(qrels)} judged pairs written by policy {policy}"
           + (f" (ties: {policy.ties})" if policy.name in {"majority", "adjudicated"} else "")
-          + (f"; {left_out} left out, see the provenance" if left_out else ""), file=sys.stderr)
+          + (f"; {left_out} left out, see the provenance" if left_out else "")
+          + _answers_note(len(answers), args.cannot_judge), file=sys.stderr)
     return 0
+
+
+def _write_answers(handle: IO[str], answers: pd.DataFrame) -> None:
+    from pooljudge.trec import write_cannot_judge
+
+    write_cannot_judge(answers, handle)
+
+
+def _answers_note(count: int, path: str | None) -> str:
+    """The summary's words on the can't-judge answers (none: nothing, unless a file was
+    asked for)."""
+    if not count and path is None:
+        return ""
+    where = f", written to {path}" if path is not None else " (--cannot-judge FILE lists them)"
+    return f"; {count} \"I can't judge this\" answers not in the qrels{where}"
 
 
 def write_tsv(frame: pd.DataFrame, handle: IO[str]) -> None:
@@ -171,7 +199,7 @@ def _check_target(option: str, target: str | None) -> None:
 def _list_queue(args: argparse.Namespace) -> int:
     from annotate.consensus import adjudication_queue, disagreements
 
-    frame, scale = _load(args)
+    frame, scale, _answers = _load(args)
     if args.all:
         queue = disagreements(frame, scale, min_spread=args.min_spread)
     else:

@@ -20,7 +20,7 @@ __all__ = ["EXPORT_COLUMNS", "read_judgments", "register"]
 
 REQUIRED = ("annotator", "topic", "doc", "label")
 EXPORT_COLUMNS = ("annotator", "topic", "doc", "label", "version", "time", "seconds", "source",
-                  "comment", "kind")
+                  "comment", "kind", "status", "rationale")
 
 _QRELS_HINT = " (for TREC qrels, use --as NAME)"
 
@@ -33,7 +33,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     imp = actions.add_parser(
         "import", help="import judgments (TSV/CSV/JSONL, or TREC qrels with --as NAME)",
         description="Import judgments, all or nothing. Columns: annotator topic doc label, "
-                    "optional time seconds comment source kind.")
+                    "optional time seconds comment source kind version status rationale "
+                    "(status: label, withdrawn or cannot_judge; only a label row has a "
+                    "label, a cannot_judge row needs a rationale).")
     imp.add_argument("file", metavar="FILE", help="the judgments file")
     imp.add_argument("--as", dest="as_name", metavar="NAME",
                      help="read FILE as TREC qrels, labelled by the non-human annotator NAME")

@@ -17,15 +17,14 @@ from pooljudge.cli.trust_common import (
     measures_from,
     read_runs,
 )
+from pooljudge.defaults import DEFAULT_MEASURES
 from pooljudge.errors import UsageError
 
 HELP = "write a self-contained HTML evaluation report (scores, unjudged rates, bias, curves)"
 
 
 def _eval_defaults() -> tuple[str, ...]:
-    """eval's default measures (importing the metrics package: only when they are needed)."""
-    from metrics.evaluate import DEFAULT_MEASURES
-
+    """eval's default measures (light: :mod:`pooljudge.defaults` imports nothing heavy)."""
     return DEFAULT_MEASURES
 
 
@@ -39,6 +38,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--rbp-p", type=open_unit, default=0.8, metavar="P",
                         help="RBP persistence for the intervals (default 0.8)")
     parser.add_argument("--title", default="Evaluation report", help="the page's title")
+    parser.add_argument("--provenance", metavar="FILE",
+                        help="the export's provenance TSV (--policy human-else-automatic:NAME): "
+                             "also state each run's Automatic@10, the share of its top 10 "
+                             "labelled by the automatic judge")
     add_compat_option(parser)
     parser.add_argument("-o", "--output", required=True, metavar="FILE",
                         help="the HTML file to write (atomically; - for standard output)")
@@ -56,8 +59,25 @@ def run(args: argparse.Namespace) -> int:
     measures = measures_from(args)
     qrels = read_qrels(args.qrels)
     runs = read_runs(args.runs)
+    meta = (f"qrels: {run_name(args.qrels)}",
+            *(_automatic_lines(args.provenance, runs, args.compat) if args.provenance else ()))
     data = collect(qrels, runs, measures, pool_depth=args.pool_depth, rbp_p=args.rbp_p,
-                   title=args.title, meta=(f"qrels: {run_name(args.qrels)}",),
+                   title=args.title, meta=meta,
                    compat=args.compat)
     emit(render_report(data), args.output)
     return 0
+
+
+def _automatic_lines(provenance: str, runs, compat: str) -> tuple[str, ...]:
+    """One line per run: its Automatic@10 (P@10 against the provenance's automatic marks)."""
+    from annotate.ppi import AUTOMATIC_AT, automatic_qrels
+    from metrics.evaluate import load_qrels, parse_all, score
+
+    marks = load_qrels(automatic_qrels(provenance))
+    measure = parse_all([f"P@{AUTOMATIC_AT}"])
+    lines = []
+    for name, run in runs.items():
+        value = score(marks, name, run, measure, compat=compat).summary[measure[0]]
+        lines.append(f"Automatic@{AUTOMATIC_AT} of {name}: {value:.4f} (share of the top "
+                     f"{AUTOMATIC_AT} labelled by the automatic judge)")
+    return tuple(lines)

@@ -243,3 +243,13 @@ def test_maxmean_finds_relevant_documents_earlier_than_document_order(engine):
     early_adaptive = _found_at(_replay(engine, a, truth), truth, 0.3)
     early_docid = _found_at(_replay(engine, b, truth), truth, 0.3)
     assert early_adaptive > early_docid + 0.2
+
+
+def test_a_withdrawn_or_cannot_judge_vote_leaves_the_pair_unjudged_for_the_policy() -> None:
+    from annotate.adaptive_queue import _State
+
+    state = _State(policy=None, keys={1: ("t", "d1")}, ids={("t", "d1"): 1})
+    assert state.absorb([(1, 10, 1, 1), (1, 11, 1, 0)]) and state.judged == {("t", "d1"): 0}
+    assert state.absorb([(1, 11, 2, None)]) and state.judged == {("t", "d1"): 1}
+    assert state.absorb([(1, 10, 2, None)]) and state.judged == {}  # nobody's label stands
+    assert not state.absorb([(1, 10, 2, None)])                       # idempotent

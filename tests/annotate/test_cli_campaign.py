@@ -119,14 +119,23 @@ def test_import_qrels_as_label_source_and_export_round_trip(cli, files, capsys):
     (files / "j.csv").write_text("annotator,topic,doc,label,seconds,comment,time\n"
                                  "alice,301,FT1,1,2.5,\"sure, yes\",2024-05-01T10:00:00Z\n"
                                  "alice,301,FT1,0,,,\n", encoding="utf-8")
+    (files / "states.tsv").write_text(  # an undo, then "I can't judge this"
+        "annotator\ttopic\tdoc\tlabel\tstatus\trationale\n"
+        "alice\t302\tFT2\t1\tlabel\t\nalice\t302\tFT2\t\twithdrawn\t\n"
+        "alice\t302\tFT2\t\tcannot_judge\tnot English\n", encoding="utf-8")
     assert cli("judgments", "import", "j.csv", "--campaign", "demo") == 0
+    assert cli("judgments", "import", "states.tsv", "--campaign", "demo") == 0
     capsys.readouterr()
     assert cli("judgments", "export", "--campaign", "demo", "-o", "all.tsv") == 0
     exported = pd.read_csv(files / "all.tsv", sep="\t", dtype=str, keep_default_na=False)
     assert list(exported.columns) == ["annotator", "topic", "doc", "label", "version", "time",
-                                      "seconds", "source", "comment", "kind"]
-    assert exported[["annotator", "topic", "doc", "label", "version", "source"]].values.tolist() \
-        == [["qrels", "301", "FT1", "1", "1", "automatic"],
+                                      "seconds", "source", "comment", "kind", "status",
+                                      "rationale"]
+    assert exported[["label", "version", "status", "rationale"]].values.tolist()[5:] == [
+        ["1", "1", "label", ""], ["", "2", "withdrawn", ""],
+        ["", "3", "cannot_judge", "not English"]]
+    assert exported[["annotator", "topic", "doc", "label", "version", "source"]].values.tolist(
+        )[:5] == [["qrels", "301", "FT1", "1", "1", "automatic"],
             ["qrels", "302", "FT2", "1", "1", "automatic"],
             ["qrels", "302", "FT3", "0", "1", "automatic"],
             ["alice", "301", "FT1", "1", "1", "import"],
@@ -146,7 +155,8 @@ def test_import_qrels_as_label_source_and_export_round_trip(cli, files, capsys):
                "--new-annotator", "qrels") == 0
     assert cli("judgments", "export", "--campaign", "demo", "-o", "again.tsv") == 0
     again = pd.read_csv(files / "again.tsv", sep="\t", dtype=str, keep_default_na=False)
-    columns = ["annotator", "topic", "doc", "label", "version", "seconds", "source", "comment"]
+    columns = ["annotator", "topic", "doc", "label", "version", "seconds", "source", "comment",
+               "status", "rationale"]
     pd.testing.assert_frame_equal(again[columns], exported[columns])
     assert again["time"].iloc[3] == exported["time"].iloc[3]
 

@@ -49,7 +49,7 @@ BAD_FILES = [
      "column 'label' appears twice"),
     ("j.csv", "annotator,topic,doc,label,confidence\nalice,301,FT1,1,0.9\n", 1,
      "unknown column(s) 'confidence'; known: annotator, topic, doc, label, time, created_at, "
-     "seconds, comment, source, kind, version"),
+     "seconds, comment, source, kind, version, status, rationale"),
     ("j.tsv", "annotator\ttopic\tdoc\tlable\nalice\t301\tFT1\t1\n", 1,
      "missing column(s) label; unknown column(s) 'lable' (for TREC qrels, use --as NAME)"),
     ("j.tsv", "annotator\ttopic\tdoc\tlabel\ttime\tcreated_at\nalice\t301\tFT1\t1\t\t\n", 1,
@@ -67,7 +67,7 @@ BAD_FILES = [
      "seconds is not a finite number >= 0: 'Infinity'"),
     ("j.jsonl", JSONL + JSONL.replace("}", ', "score": 3}'), 2,
      "unknown column(s) 'score'; known: annotator, topic, doc, label, time, created_at, "
-     "seconds, comment, source, kind, version"),
+     "seconds, comment, source, kind, version, status, rationale"),
     ("j.jsonl", JSONL + JSONL.replace(', "label": 1', ""), 2,
      "missing column(s) label (for TREC qrels, use --as NAME)"),
 ]

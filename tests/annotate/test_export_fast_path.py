@@ -1,7 +1,8 @@
 """The fast read of a campaign's judgments, and ``export``/``agree`` on it, equal the
 straightforward ones: an ORM query into ``pandas.DataFrame``, on generated data with ties,
 adjudications (two by different people), graded and negative labels, annotators who miss pairs,
-label changes (versions), comments, times and positions, on SQLite and PostgreSQL."""
+label changes (versions), withdrawals and can't-judge answers, comments, rationales, times and
+positions, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -38,13 +39,14 @@ POLICIES = ["majority", "adjudicated", "mean", "max", "min", "annotator:ann2"]
 
 
 def straightforward_frame(session, *, campaign: str, latest_only: bool = True,
-                          kind: str | None = None) -> pd.DataFrame:
-    """Every row through the ORM into ``pandas.DataFrame`` (what judgments_frame replaced)."""
+                          kind: str | None = None, states=("label",)) -> pd.DataFrame:
+    """Every row through the ORM into ``pandas.DataFrame`` (what judgments_frame replaced);
+    latest only: the rows of ``states``. ``label`` is nullable Int64 when one is missing."""
     latest = sa.orm.aliased(Judgment, name="j")
     query = (
         sa.select(Annotator.name, Topic.key, Document.key, latest.label, latest.version,
                   latest.kind, latest.source, latest.created_at, latest.seconds,
-                  latest.position, latest.comment)
+                  latest.position, latest.comment, latest.status, latest.rationale)
         .join(Pair, Pair.id == latest.pair_id).join(Topic, Topic.id == Pair.topic_id)
         .join(Document, Document.id == Pair.document_id)
         .join(Annotator, Annotator.id == latest.annotator_id)
@@ -53,11 +55,12 @@ def straightforward_frame(session, *, campaign: str, latest_only: bool = True,
     if kind is not None:
         query = query.where(latest.kind == kind)
     if latest_only:
-        query = query.where(~sa.exists().where(
+        query = query.where(latest.status.in_(states), ~sa.exists().where(
             Judgment.pair_id == latest.pair_id, Judgment.annotator_id == latest.annotator_id,
             Judgment.kind == latest.kind, Judgment.version > latest.version))
     frame = pd.DataFrame(session.execute(query).all(), columns=list(FRAME_COLUMNS))
-    return frame.astype({"label": "int64", "version": "int64", "seconds": "float64"})
+    label = "Int64" if frame["label"].isna().any() else "int64"
+    return frame.astype({"label": label, "version": "int64", "seconds": "float64"})
 
 
 def _collection(*, topics: int, docs: int) -> dict[str, pd.DataFrame]:
@@ -118,9 +121,14 @@ def generate(engine: sa.Engine, tag: str) -> str:
         decided = pd.concat([adjudications.assign(annotator="dave", time="2024-01-01T10:00Z"),
                              adjudications.iloc[::2].assign(annotator="erin",
                                                             time="2024-01-02T10:00Z")])
+        undone = votes.sample(frac=0.15, random_state=3).assign(label="", comment="",
+                                                                seconds="", status="withdrawn")
+        unsure = votes.sample(frac=0.1, random_state=4).assign(
+            label="", seconds="", status="cannot_judge", rationale="not in English")
         with session_scope(engine) as s:
             import_judgments(s, campaign=name, frame=votes)
             import_judgments(s, campaign=name, frame=changed, source="automatic")
+            import_judgments(s, campaign=name, frame=pd.concat([undone, unsure]))
             import_judgments(s, campaign=name, frame=decided.assign(kind="adjudication",
                                                                     label="0", comment=""))
     with session_scope(engine) as s:
@@ -143,6 +151,18 @@ def test_frame_equals_the_orm_query(db, monkeypatch, kind, latest_only, chunk):
         fast = judgments_frame(s, campaign=generated, latest_only=latest_only, kind=kind)
         plain = straightforward_frame(s, campaign=generated, latest_only=latest_only, kind=kind)
     assert len(plain) > 10
+    pd.testing.assert_frame_equal(fast, plain)
+    if not latest_only and kind != "adjudication":
+        assert {"withdrawn", "cannot_judge"} <= set(fast["status"])
+
+
+def test_a_frame_of_answers_adds_the_cannot_judge_rows(db):
+    engine, _, generated = db
+    answers = ("label", "cannot_judge")
+    with session_scope(engine, readonly=True) as s:
+        fast = judgments_frame(s, campaign=generated, states=answers)
+        plain = straightforward_frame(s, campaign=generated, states=answers)
+    assert (fast["status"] == "cannot_judge").sum() > 0 and fast["label"].isna().any()
     pd.testing.assert_frame_equal(fast, plain)
 
 
@@ -194,7 +214,10 @@ def test_agree_reports_what_the_straightforward_path_computes(db, tmp_path, per_
     engine, db_url, generated = db
     with session_scope(engine, readonly=True) as s:
         plain = straightforward_frame(s, campaign=generated, kind="judgment")
-    expected = agreement_report(plain, SCALE.values, per_topic=per_topic).to_json()
+        unsure = straightforward_frame(s, campaign=generated, kind="judgment",
+                                       states=("cannot_judge",))
+    expected = agreement_report(plain, SCALE.values, per_topic=per_topic,
+                                cannot_judge=unsure).to_json()
     out = tmp_path / "agree.json"
     argv = ["agree", "--campaign", generated, "--db", db_url, "--format", "json", "-o", str(out)]
     assert main(argv + (["--per-topic"] if per_topic else [])) == 0

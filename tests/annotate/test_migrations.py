@@ -2,19 +2,30 @@
 
 from __future__ import annotations
 
+import uuid
 from datetime import datetime
 
 import pytest
 import sqlalchemy as sa
-from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlmodel import SQLModel
 
-from annotate.db import migration_config, open_engine, session_scope
-from annotate.store import judgments_frame, next_pair, progress
+from annotate.db import migrate, migration_config, open_engine, session_scope
+from annotate.records import LabelScale
+from annotate.store import (
+    add_annotator,
+    annotator_id,
+    create_campaign,
+    judgments_frame,
+    next_pair,
+    progress,
+    record_judgment,
+)
 from pooljudge.errors import PoolJudgeError
+
+from .conftest import small_collection
 
 T0 = datetime(2024, 5, 1, 12, 0, 0)
 HEAD = ScriptDirectory.from_config(migration_config()).get_current_head()
@@ -22,10 +33,7 @@ HEAD = ScriptDirectory.from_config(migration_config()).get_current_head()
 
 def _at_revision(url: str, revision: str) -> sa.Engine:
     engine = open_engine(url, upgrade=False)
-    config = migration_config()
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.upgrade(config, revision)
+    migrate(engine, revision)
     return engine
 
 
@@ -127,3 +135,59 @@ def test_newer_database_is_refused(tmp_path):
     engine.dispose()
     with pytest.raises(PoolJudgeError, match="newer than this pooljudge"):
         open_engine(url)
+
+
+def _judged_campaign(engine: sa.Engine) -> dict[str, int]:
+    """A new campaign (overlap 2): ann labels one pair, whose row gets automatic provenance."""
+    name = f"aids-{uuid.uuid4().hex[:8]}"
+    with session_scope(engine) as session:
+        create_campaign(session, name=name, scale=LabelScale.binary(), overlap=2,
+                        cannot_judge=True, **small_collection())
+        add_annotator(session, campaign=name, name="ann")
+    with session_scope(engine) as session:
+        ann = annotator_id(session, campaign=name, name="ann")
+        view = next_pair(session, annotator_id=ann)
+        row = record_judgment(session, annotator_id=ann, pair_id=view.pair_id, label=1)
+        session.execute(sa.text(
+            "INSERT INTO auto_judgment VALUES (:j, 'm', 't', 'p', 'reply', NULL, 1, 1, 0.5, 1)"),
+            {"j": row.id})
+    return {"ann": ann, "pair": view.pair_id}
+
+
+def test_0007_rebuilds_judgment_keeping_rows_and_references_and_goes_back(fresh_db_url):
+    engine = open_engine(fresh_db_url)
+    try:
+        _judged_campaign(engine)
+        # judgment is rebuilt while auto_judgment points at it
+        migrate(engine, "0006", downgrade=True)
+        with engine.connect() as connection:
+            columns = {c["name"] for c in sa.inspect(connection).get_columns("judgment")}
+            kept = connection.execute(sa.text(
+                "SELECT COUNT(*) FROM judgment JOIN auto_judgment ON judgment_id = id")).scalar()
+        assert "status" not in columns and kept == 1
+        migrate(engine, "head")
+        with engine.connect() as connection:
+            rows = connection.execute(sa.text("SELECT status, label FROM judgment")).all()
+            assert compare_metadata(MigrationContext.configure(connection), SQLModel.metadata) == []
+        assert [tuple(r) for r in rows] == [("label", 1)]
+    finally:
+        engine.dispose()
+
+
+def test_0007_downgrade_refuses_to_drop_a_cannot_judge_answer(fresh_db_url):
+    engine = open_engine(fresh_db_url)
+    try:
+        ids = _judged_campaign(engine)
+        with session_scope(engine) as session:
+            view = next_pair(session, annotator_id=ids["ann"])
+            record_judgment(session, annotator_id=ids["ann"], pair_id=view.pair_id, label=None,
+                            status="cannot_judge", rationale="the document is in Finnish")
+        with pytest.raises(RuntimeError, match="1 withdrawals or can't-judge"):
+            migrate(engine, "0006", downgrade=True)
+        with engine.connect() as connection:  # nothing changed: still at head, row kept
+            assert MigrationContext.configure(connection).get_current_revision() == HEAD
+            assert connection.execute(sa.text(
+                "SELECT rationale FROM judgment WHERE status = 'cannot_judge'")).scalar() \
+                == "the document is in Finnish"
+    finally:
+        engine.dispose()

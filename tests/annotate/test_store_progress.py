@@ -6,15 +6,15 @@ import numpy as np
 import pandas as pd
 import pytest
 import sqlalchemy as sa
-from alembic import command
 
-from annotate.db import migration_config, open_engine, session_scope
+from annotate.db import migrate, open_engine, session_scope
 from annotate.records import LabelScale
 from annotate.store import (
     DuplicateWrite,
     add_annotator,
     annotator_id,
     annotator_progress,
+    consistency_problems,
     create_campaign,
     history,
     import_judgments,
@@ -27,15 +27,19 @@ from annotate.store import (
     record_judgment,
     skip_pair,
     topic_pairs,
+    withdraw_last,
+    withdrawal,
 )
 
 from .conftest import small_collection
 
 PEOPLE = ("ann", "bob", "cy")
 _CAMPAIGN = "(SELECT id FROM campaign WHERE name = :name)"
-_RECOUNT = sa.text(
+_RECOUNT = sa.text(  # pairs whose latest version (kind judgment) is a label
     "SELECT j.annotator_id, p.topic_id, COUNT(DISTINCT j.pair_id) FROM judgment j "
     f"JOIN pair p ON p.id = j.pair_id WHERE j.kind = 'judgment' AND p.campaign_id = {_CAMPAIGN} "
+    "AND j.status = 'label' AND NOT EXISTS (SELECT 1 FROM judgment n WHERE n.pair_id = j.pair_id "
+    "AND n.annotator_id = j.annotator_id AND n.kind = j.kind AND n.version > j.version) "
     "GROUP BY j.annotator_id, p.topic_id")
 _COUNTERS = sa.text(
     "SELECT c.annotator_id, c.topic_id, c.judged FROM annotator_topic c "
@@ -45,7 +49,7 @@ _COUNTERS = sa.text(
 def _campaign(engine, name: str, overlap: int = 2) -> dict[str, int]:
     with session_scope(engine) as session:
         create_campaign(session, name=name, scale=LabelScale.binary(), overlap=overlap,
-                        **small_collection(n_topics=3, n_docs=6))
+                        cannot_judge=True, **small_collection(n_topics=3, n_docs=6))
         for person in PEOPLE:
             add_annotator(session, campaign=name, name=person,
                           role="adjudicator" if person == "cy" else "annotator")
@@ -54,7 +58,8 @@ def _campaign(engine, name: str, overlap: int = 2) -> dict[str, int]:
 
 
 def _random_work(engine, name: str, ids: dict[str, int], rng: np.random.Generator) -> None:
-    """Claims, labels, new versions, double submits, skips and adjudications, in random order."""
+    """Claims, labels, can't-judge answers, new versions, double submits, skips, undos (and
+    labels of the pair an undo hands back) and adjudications, in random order."""
     for _ in range(60):
         person = str(rng.choice(PEOPLE))
         with session_scope(engine) as session:
@@ -66,20 +71,38 @@ def _random_work(engine, name: str, ids: dict[str, int], rng: np.random.Generato
             if action < 0.15:
                 skip_pair(session, annotator_id=ids[person], pair_id=view.pair_id)
                 continue
+            back = withdrawal(session, annotator_id=ids[person], pair_id=view.pair_id)
+            version = 1 if back is None else back.version + 1
+            if action < 0.25:
+                record_judgment(session, annotator_id=ids[person], pair_id=view.pair_id,
+                                label=None, status="cannot_judge", rationale="unsure",
+                                expected_version=version)
+                continue
             record_judgment(session, annotator_id=ids[person], pair_id=view.pair_id,
-                            label=int(rng.integers(0, 2)), expected_version=1)
+                            label=int(rng.integers(0, 2)), expected_version=version)
+        if 0.6 < action < 0.7:  # undo, sometimes twice in a row
+            for _ in range(1 + int(action > 0.65)):
+                with session_scope(engine) as session:
+                    withdraw_last(session, annotator_id=ids[person])
+            continue
         if action > 0.7:  # change it, then submit the same change twice
             for _ in range(2):
                 try:
                     with session_scope(engine) as session:
                         record_judgment(session, annotator_id=ids[person], pair_id=view.pair_id,
-                                        label=1, expected_version=2)
+                                        label=1, expected_version=version + 1)
                 except DuplicateWrite:
                     pass
         if person == "cy" and action > 0.5:
             with session_scope(engine) as session:
                 record_judgment(session, annotator_id=ids["cy"], pair_id=view.pair_id,
                                 label=0, kind="adjudication")
+
+
+def _statuses(engine, name: str) -> pd.Series:
+    """The status of every judgment row of the campaign."""
+    with session_scope(engine, readonly=True) as session:
+        return judgments_frame(session, campaign=name, latest_only=False)["status"]
 
 
 def _recount_progress(engine, name: str, overlap: int) -> pd.DataFrame:
@@ -117,7 +140,14 @@ def test_counters_equal_a_recount_after_random_operations(engine, seed) -> None:
     assert topics.set_index("topic")["judgments_done"].to_dict() == {
         t: int(expected.get(t, 0)) for t in topics["topic"]}
     assert (topics["judgments_needed"] == topics["pairs"] * 2).all()
-    mine_recount = latest[latest["annotator"] == "ann"].groupby("topic")["doc"].nunique()
+    with session_scope(engine, readonly=True) as session:
+        answered = judgments_frame(session, campaign=name, kind="judgment",
+                                   states=("label", "cannot_judge"))
+        problems = consistency_problems(session, campaign=name)
+    assert problems == []
+    assert (answered["status"] == "cannot_judge").any()
+    assert (_statuses(engine, name) == "withdrawn").any()
+    mine_recount = answered[answered["annotator"] == "ann"].groupby("topic")["doc"].nunique()
     assert topics.set_index("topic")["annotator_done"].to_dict() == {
         t: int(mine_recount.get(t, 0)) for t in topics["topic"]}
     by_person = latest.groupby(["annotator", "topic"])["doc"].nunique().reset_index()
@@ -168,10 +198,7 @@ def test_upgrade_to_0004_counts_existing_judgments(fresh_db_url) -> None:
         for person in ("ann", "bob"):
             view = next_pair(session, annotator_id=ids[person])
             record_judgment(session, annotator_id=ids[person], pair_id=view.pair_id, label=1)
-    config = migration_config()
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.downgrade(config, "0003")
+    migrate(engine, "0003", downgrade=True)
     engine.dispose()
     engine = open_engine(fresh_db_url)  # upgrades to head again: the counters are rebuilt
     try:

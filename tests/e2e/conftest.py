@@ -21,6 +21,7 @@ from annotate import store
 from annotate.db import open_engine, session_scope
 from annotate.records import LabelScale
 from annotate.ui.browser import CHROMIUM, launch_chromium, start_app, stop_app, wait_idle
+from tests.support.guidelines import acknowledge_for
 
 TIMEOUT_MS = 20_000
 
@@ -66,7 +67,12 @@ class App:
                       for person, role in people}
         return name, tokens
 
-    def open_as(self, page, token: str, path: str = "/") -> None:
+    def open_as(self, page, token: str, path: str = "/", *, read_guidelines: bool = True
+                ) -> None:
+        """Open ``path`` logged in with ``token``, as a person who has read the current
+        guidelines unless ``read_guidelines`` is False (the gate's own tests)."""
+        if read_guidelines:
+            acknowledge_for(self.engine, token)
         page.goto(f"{self.url}{path}?token={token}")
         wait_idle(page)
 

@@ -19,11 +19,6 @@ from pooljudge.cli import COMMANDS
 HEAVY = frozenset({"pandas", "sqlalchemy", "sqlmodel", "streamlit", "scipy", "sklearn",
                    "statsmodels", "matplotlib"})
 ARRAYS = frozenset({"numpy", "pyarrow"})
-# Commands whose --help names defaults declared in the metrics package, which loads numpy and
-# pyarrow: report lists eval's default measures (metrics.evaluate.DEFAULT_MEASURES).
-HELP_READS_METRICS = frozenset({"report"})
-
-
 def _start(*argv: str) -> tuple[int, set[str], str]:
     """Run ``python -m pooljudge ARGV``: its exit status, the modules it imported, its output."""
     done = subprocess.run([sys.executable, "-X", "importtime", "-m", "pooljudge", *argv],
@@ -41,9 +36,7 @@ def _packages(modules: set[str]) -> set[str]:
 def test_help_of_every_command_imports_no_heavy_library(command: str) -> None:
     status, modules, text = _start(command, "--help")
     assert status == 0 and text.startswith("usage:")
-    assert _packages(modules) & HEAVY == set()
-    if command not in HELP_READS_METRICS:
-        assert _packages(modules) & (ARRAYS | {"metrics"}) == set()
+    assert _packages(modules) & (HEAVY | ARRAYS | {"metrics"}) == set()
 
 
 @pytest.mark.parametrize("argv", [["--help"], []], ids=["--help", "no-arguments"])
@@ -56,11 +49,3 @@ def test_top_level_help_imports_no_command_implementation(argv: list[str]) -> No
     assert {m for m in modules if m.startswith(("annotate.", "pooling."))} <= {
         "annotate.links", "annotate.records", "annotate.consensus_policies",
         "pooling.strategies"}
-
-
-def test_the_metrics_exception_is_still_needed() -> None:
-    """Once report's help no longer loads the metrics package, drop it from the exceptions."""
-    assert set(COMMANDS) >= HELP_READS_METRICS
-    for command in HELP_READS_METRICS:
-        _, modules, _ = _start(command, "--help")
-        assert "metrics" in _packages(modules), f"{command} --help is light now: drop it here"

@@ -18,7 +18,8 @@ import pytest
 from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
-from annotate.db import open_engine
+from annotate.db import database_url, open_engine
+from tests.support.guidelines import acknowledge_for
 
 APP = str(Path(__file__).resolve().parents[3] / "annotate" / "app.py")
 
@@ -35,9 +36,16 @@ def app_db(tmp_path, monkeypatch) -> Iterator[Engine]:
 
 @pytest.fixture
 def open_page() -> Callable[..., AppTest]:
-    """``open_page(token, page=None, timeout=30)``: the app logged in with ``token`` and, when
-    ``page`` is given, switched to ``app_pages/<page>.py``; fails on any exception shown."""
-    def open_(token: str, page: str | None = None, *, timeout: float = 30) -> AppTest:
+    """``open_page(token, page=None, timeout=30, read_guidelines=True)``: the app logged in
+    with ``token`` and, when ``page`` is given, switched to ``app_pages/<page>.py``; fails on
+    any exception shown. The person has read the current guidelines unless
+    ``read_guidelines`` is False (the gate's own tests)."""
+    def open_(token: str, page: str | None = None, *, timeout: float = 30,
+              read_guidelines: bool = True) -> AppTest:
+        if read_guidelines:
+            engine = open_engine(database_url())
+            acknowledge_for(engine, token)
+            engine.dispose()
         at = AppTest.from_file(APP, default_timeout=timeout)
         at.query_params["token"] = token
         at.run()

@@ -21,7 +21,8 @@ from annotate.db import session_scope
 from annotate.records import LabelScale
 from annotate.ui import keys
 
-ADMIN_PAGES = ("adjudicate", "overview", "agreement", "export", "evaluate", "create", "people")
+ADMIN_PAGES = ("adjudicate", "overview", "agreement", "export", "evaluate", "create", "people",
+               "terms")
 # (annotator, doc, label): ann1 judged all six documents, ann2 the first five.
 LABELS = [("ann1", f"d{i}", lab) for i, lab in enumerate([1, 1, 0, 0, 1, 0], start=1)] + \
          [("ann2", f"d{i}", lab) for i, lab in enumerate([1, 0, 1, 0, 1], start=1)]

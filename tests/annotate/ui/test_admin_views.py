@@ -131,7 +131,8 @@ def _literal(markdown: str, text: str) -> None:
 def test_overview_tables_metrics_and_hourly_chart(db, tokens, open_page) -> None:
     at = open_page(tokens["boss"], "overview")
     assert [s.value for s in at.subheader] == [
-        "By topic", "By annotator", "Judgments per hour (last 24 hours of activity)"]
+        "By topic", "By annotator", "Judgments per hour (last 24 hours of activity)",
+        "Annotators"]
     # needed: 4 pairs x 2 and 2 pairs x 2; done: first judgments of ann1 and ann2 per topic.
     assert {m.label: m.value for m in at.metric} == {
         "Judgments done": "11 / 12", "Complete": "92%",
@@ -147,7 +148,7 @@ def test_overview_tables_metrics_and_hourly_chart(db, tokens, open_page) -> None
     assert people.index.tolist() == ["ann1", "ann2", "total"]
     assert people.columns.tolist() == ["7", "8", "total"]
     assert people.to_numpy().tolist() == [[4, 2, 6], [3, 2, 5], [7, 4, 11]]
-    (chart,) = _charts(at)
+    chart, _drift = _charts(at)                          # then the annotators' drift chart
     with session_scope(db, readonly=True) as session:
         times = store.judgment_times(session, campaign="c")
     rates = hourly_rates(times, pd.Timestamp("2026-01-01 11:59"))

@@ -138,6 +138,7 @@ EXPECTED = {
     "evaluate": (RUN,),
     "create": (),
     "people": (OTHER, PEOPLE["adjudicator"]),
+    "terms": (TOPIC,),
 }
 
 
@@ -151,6 +152,14 @@ def _act(page: str, role: str, at: AppTest) -> Iterator[tuple[AppTest, tuple[str
             at.text_area(key=keys.PEOPLE_TEXT).input(NEWCOMER)
             at.button(key=keys.ADD_PEOPLE_SUBMIT).click().run()
             yield at, (NEWCOMER,)
+    elif page == "terms":                                    # hostile terms: saved, refused
+        from annotate.ui.terms_admin import TERMS_SAVE
+
+        terms = "\n".join(t for t in EVIL.split() if any(c.isalnum() for c in t))
+        for text in (terms, f"{terms}\n{EVIL}"):              # EVIL is too long for a term
+            at.text_area[0].input(text)
+            at.button(key=TERMS_SAVE).click().run()
+            yield at, ("<script>alert(1)</script>", "[x](http://evil.example/a)")
     elif page == "create":
         at.session_state[keys.NEW_LINKS] = (CAMPAIGN, [("annotator", NEWCOMER, "http://x/?t")])
         yield at.run(), (CAMPAIGN, NEWCOMER)

@@ -286,18 +286,21 @@ def test_the_legend_lists_exactly_the_keys_bound_in_each_state(make, open_page) 
     assert {k for keys_, _ in legends["new pair"][4:] for k in keys_} == PAGE_KEYS
     _press_label(at, 1)
     at.button(key=keys.back_key(at.session_state[keys.CURRENT].pair_id)).click().run()
-    legends["earlier pair"] = _legend(at)                # after b: n replaces s
-    assert [k for (k,), _ in legends["earlier pair"][:4]] == _bound(at) == ["0", "1", "n", "b"]
+    legends["earlier pair"] = _legend(at)                # after b: n replaces s; u to undo
+    assert [k for (k,), _ in legends["earlier pair"][:5]] == _bound(at) == [
+        "0", "1", "n", "b", "u"]
     at.button(key=keys.FORWARD).click().run()
     for _ in range(4):
         _press_label(at, 0)
     assert at.session_state[keys.CURRENT] is None        # nothing left: b and the legend's ?
     legends["done"] = _legend(at)
-    assert _bound(at) == ["b"]
+    assert _bound(at) == ["b", "u"]
     assert buttons == [(("0",), "Off topic"), (("1",), "On topic"), (("s",), "skip for now"),
                        (("b",), "previous pair")]
     assert legends["earlier pair"][2] == (("n",), "back to new pairs")
+    assert legends["earlier pair"][4] == (("u",), "undo my last judgment")
     assert legends["done"] == [(("b",), "back to my last judgment"),
+                               (("u",), "undo my last judgment"),
                                (("?",), "show or hide this list of keys")]
 
 
@@ -326,3 +329,63 @@ def test_a_database_fault_keeps_the_pair_and_says_nothing_was_stored(db, make, o
     at.button(key=button).click().run()
     assert _doc(at) == "d2"
     assert _judgments(db)["doc"].tolist() == (["d1"] if action == "label" else [])
+
+
+# --- undo and the recent judgments --------------------------------------------------------------
+
+def _press_undo(at: AppTest) -> AppTest:
+    from annotate.ui.judge_recent import undo_key
+
+    current = at.session_state[keys.CURRENT]
+    return at.button(key=undo_key(current.pair_id if current else None)).click().run()
+
+
+def test_undo_withdraws_the_last_label_and_shows_its_pair_again(db, make, open_page) -> None:
+    at = open_page(make()["ann"])
+    assert not [b for b in at.button if b.key.startswith("undo_")]  # nothing to undo yet
+    _press_label(at, 1)                                  # d1 -> 1; d2 is claimed now
+    _press_undo(at)
+    assert _doc(at) == _shown_doc(at) == "d1" and at.session_state[keys.BACK_STEPS] == 0
+    notes = " ".join(h.value for h in at.get("html"))
+    assert "Withdrawn: 7 · d1 · 1 · On topic. It is shown again: label it anew." in notes
+    every = _judgments(db, latest_only=False)
+    assert every[["doc", "version", "status"]].values.tolist() == [
+        ["d1", 1, "label"], ["d1", 2, "withdrawn"]]
+    assert _judgments(db).empty                          # as if never judged
+    _press_label(at, 0)                                  # labelled again: version 3
+    assert _judgments(db)[["doc", "label", "version"]].values.tolist() == [["d1", 0, 3]]
+    assert _doc(at) == "d2"                              # the next pair, claimed again
+
+
+def test_undo_walks_back_and_works_after_the_last_pair(db, make, open_page) -> None:
+    at = open_page(make()["ann"])
+    for _ in range(5):
+        _press_label(at, 1)
+    assert at.session_state[keys.CURRENT] is None        # nothing left
+    _press_undo(at)
+    assert _doc(at) == "d5"
+    _press_undo(at)
+    assert _doc(at) == "d4"                              # one further back; d5 waits again
+    withdrawn = _judgments(db, latest_only=False).query("status == 'withdrawn'")
+    assert withdrawn["doc"].tolist() == ["d5", "d4"]
+    for _ in range(2):
+        _press_label(at, 0)
+    assert at.session_state[keys.CURRENT] is None
+    assert sorted(_judgments(db)["doc"]) == ["d1", "d2", "d3", "d4", "d5"]
+
+
+def test_the_recent_strip_lists_the_last_labels_and_jumps_to_one(db, make, open_page) -> None:
+    from annotate.ui.judge_recent import RECENT_STRIP
+
+    at = open_page(make()["ann"])
+    for label in (1, 0, 1):
+        _press_label(at, label)
+    strip = at.button_group(key=RECENT_STRIP)
+    assert [o.replace(JOINER, "") for o in strip.options] == [
+        "7 · d3 · 1 · On topic", "7 · d2 · 0 · Off topic", "7 · d1 · 1 · On topic"]
+    strip.set_value(2).run()                             # the oldest: d1
+    assert at.session_state[keys.BACK_STEPS] == 3 and _shown_doc(at) == "d1"
+    assert "changing an earlier judgment (your label: 1 · On topic)" in at.warning[0].value
+    assert at.button_group(key=RECENT_STRIP).value is None  # a chip is an action
+    at.button(key=keys.label_key(_pair_id(db, "d1"), 0)).click().run()
+    assert _judgments(db).set_index("doc").loc["d1", ["label", "version"]].tolist() == [0, 2]

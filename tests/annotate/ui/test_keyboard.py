@@ -31,7 +31,8 @@ APP = str(Path(__file__).resolve().parents[3] / "annotate" / "app.py")
 BINARY = (0, 1)
 # Every action of a binary scale, and the default keys the judging page's specification gives.
 SPEC_DEFAULTS = {"label:0": ["0"], "label:1": ["1"], "skip": ["s"], "back": ["b"],
-                 "forward": ["n"], "comment": ["/"], "page_down": ["Space", "PageDown"],
+                 "forward": ["n"], "undo": ["u"], "cannot_judge": ["i"], "comment": ["/"],
+                 "page_down": ["Space", "PageDown"],
                  "page_up": ["PageUp"], "line_down": ["j", "Down"], "line_up": ["k", "Up"],
                  "top": ["Home"], "bottom": ["End"], "legend": ["?"]}
 
@@ -319,3 +320,16 @@ def test_the_new_campaign_page_stores_a_key_map(people, app_db, monkeypatch) -> 
         keymap = store.campaign_keymap(session, campaign="fresh")
     assert keymap.shortcut("label:1") == "y" and keymap.shortcut("skip") == "Right"
     assert keymap.shortcut("label:0") == "0"
+
+
+def test_a_saved_map_keeps_its_keys_when_a_new_action_defaults_to_one_of_them() -> None:
+    """A map saved before undo (u) and can't-judge (i) existed binds them elsewhere: it still
+    loads, the new actions give those keys up; a new map binding them twice is refused."""
+    old = {"skip": "u", "back": "i"}
+    loaded = KeyMap.from_data(old, labels=BINARY, stored=True)
+    assert loaded.shortcut("skip") == "u" and loaded.shortcut("back") == "i"
+    assert loaded.shortcut("undo") is None and loaded.shortcut("cannot_judge") is None
+    with pytest.raises(InputError, match="bound twice"):
+        KeyMap.from_data(old, labels=BINARY)
+    with pytest.raises(InputError, match="bound twice"):  # two saved keys still clash
+        KeyMap.from_data({"skip": "u", "back": "u"}, labels=BINARY, stored=True)

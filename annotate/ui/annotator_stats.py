@@ -1,0 +1,64 @@
+"""Per-annotator statistics for admins (Overview): judgments, pace, labels, agreement, drift.
+
+One table (one row per participant: judgments, can't-judge answers, judged today, median
+seconds of a first judgment, pairs left, pairs co-judged and the mean Cohen's kappa with the
+others), a table of label shares, and a line chart of each person's share of relevant labels
+per block of :data:`BLOCK` judgments in the order written (drift). Definitions:
+:mod:`annotate.store_stats`. The figures read every judgment of the campaign, so they are
+cached for :data:`TTL` seconds per campaign.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+from sqlalchemy import Engine
+
+from annotate import store
+from annotate.db import session_scope
+from annotate.records import CampaignInfo
+from annotate.store_stats import AnnotatorStatistics
+
+__all__ = ["BLOCK", "TTL", "label_table", "render_annotator_stats"]
+
+BLOCK = 25
+TTL = 120
+
+
+@st.cache_data(ttl=TTL, show_spinner=False)
+def _statistics(_engine: Engine, url: str, campaign: str) -> AnnotatorStatistics:
+    """:func:`annotate.store.annotator_statistics` of ``campaign`` at ``url`` (cached)."""
+    with session_scope(_engine, readonly=True) as session:
+        return store.annotator_statistics(session, campaign=campaign, block=BLOCK)
+
+
+def label_table(labels: pd.DataFrame) -> pd.DataFrame:
+    """One row per annotator, one column per label (``value · name``): its share."""
+    names = labels.assign(column=labels["label"].astype(str) + " · " + labels["name"])
+    order = list(dict.fromkeys(names["column"]))
+    table = names.pivot(index="annotator", columns="column", values="share")
+    return table[order].reset_index().rename_axis(columns=None)
+
+
+def render_annotator_stats(engine: Engine, campaign: CampaignInfo) -> None:
+    """The section "Annotators": summary table, label shares and the drift chart."""
+    st.subheader("Annotators")
+    stats = _statistics(engine, str(engine.url), campaign.name)
+    if stats.summary.empty:
+        st.info("Nobody to show yet: add people on the People page.")
+        return
+    st.dataframe(stats.summary, hide_index=True, column_config={
+        "median_seconds": st.column_config.NumberColumn("median s", format="%.1f"),
+        "kappa": st.column_config.NumberColumn(
+            "kappa", format="%.2f", help="mean Cohen's kappa with each other annotator, on the "
+            "pairs both labelled (empty: undefined)"),
+        "judged_today": st.column_config.NumberColumn("today (UTC)")})
+    st.caption("Label shares (of each person's labelled pairs)")
+    shares = label_table(stats.labels)
+    st.dataframe(shares, hide_index=True, column_config={
+        c: st.column_config.ProgressColumn(c, min_value=0.0, max_value=1.0, format="percent")
+        for c in shares.columns if c != "annotator"})
+    if not stats.drift.empty:
+        st.caption(f"Drift: share of relevant labels per {BLOCK} judgments, in the order "
+                   f"written (figures at most {TTL // 60} minutes old)")
+        st.line_chart(stats.drift, x="block", y="relevant_share", color="annotator")
