@@ -74,6 +74,7 @@ __all__ = [
 
 _OPEN = text("open_slots > 0")
 _ANSWERED = text("status = 'cannot_judge'")
+_PACE = text("kind = 'judgment' AND version = 1 AND status = 'label' AND source = 'human'")
 
 
 def _time(*, index: bool = False):
@@ -271,6 +272,8 @@ class Judgment(SQLModel, table=True):
         Index("ix_judgment_annotator_created", "annotator_id", "created_at"),
         Index("ix_judgment_cannot_judge", "annotator_id",
               postgresql_where=_ANSWERED, sqlite_where=_ANSWERED),
+        Index("ix_judgment_pace", "annotator_id", "created_at",
+              postgresql_where=_PACE, sqlite_where=_PACE),
     )
 
     id: int | None = Field(default=None, primary_key=True)

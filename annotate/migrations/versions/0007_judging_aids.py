@@ -42,6 +42,8 @@ _LABEL_IFF = ("(status = 'label' AND label IS NOT NULL) "
               "OR (status <> 'label' AND label IS NULL)")
 _REASON = "status <> 'cannot_judge' OR rationale IS NOT NULL"
 _ANSWERED = "status = 'cannot_judge'"  # partial index: an annotator's can't-judge answers
+# partial index: the rows of the time-left pace (people's first labels on the judging page)
+_PACE = "kind = 'judgment' AND version = 1 AND status = 'label' AND source = 'human'"
 
 
 def _judgment_0006() -> sa.Table:
@@ -88,6 +90,8 @@ def upgrade() -> None:
         batch.create_check_constraint("ck_judgment_cannot_judge_reason", _REASON)
     op.create_index("ix_judgment_cannot_judge", "judgment", ["annotator_id"],
                     postgresql_where=sa.text(_ANSWERED), sqlite_where=sa.text(_ANSWERED))
+    op.create_index("ix_judgment_pace", "judgment", ["annotator_id", "created_at"],
+                    postgresql_where=sa.text(_PACE), sqlite_where=sa.text(_PACE))
     op.add_column("campaign", sa.Column("cannot_judge", sa.Boolean(), nullable=False,
                                         server_default=sa.false()))
     op.add_column("campaign", sa.Column("rationale_labels", sa.Text(), nullable=True))
@@ -118,6 +122,7 @@ def downgrade() -> None:
     if states:
         raise RuntimeError(f"cannot downgrade below 0007: {states} withdrawals or can't-judge "
                            "answers have no place in the older schema")
+    op.drop_index("ix_judgment_pace", table_name="judgment")
     op.drop_index("ix_judgment_cannot_judge", table_name="judgment")
     for table in ("guidelines_ack", "annotator_term", "topic_term"):
         op.drop_table(table)

@@ -204,6 +204,21 @@ def test_time_left_counts_first_judgments_of_the_last_active_hour(engine, collec
     assert (left.remaining, left.last_hour, left.hours) == (6, 3, 2.0)
 
 
+def test_a_bulk_import_is_nobodys_pace(engine, collection) -> None:
+    """Labels imported from a file (source import) never count: only people's first labels."""
+    with session_scope(engine) as session:
+        store.create_campaign(session, name="bulk", scale=SCALE, overlap=2,
+                              **collection(DOCS, "body of"))
+        store.add_annotator(session, campaign="bulk", name="ann1")
+        frame = pd.DataFrame({"annotator": "ann1", "doc": ["d1", "d2"], "label": [1, 0],
+                              "time": "2026-01-01T10:00:00Z", "kind": "judgment"})
+        store.import_judgments(session, campaign="bulk", source="import",
+                               frame=frame.assign(topic=frame["doc"].map(DOCS)))
+    with session_scope(engine, readonly=True) as session:
+        left = time_left(session, campaign="bulk", remaining=6)
+    assert (left.last_hour, left.hours) == (0, None)
+
+
 def test_time_left_without_activity_is_unknown_and_zero_when_done(db, collection) -> None:
     with session_scope(db) as session:
         store.create_campaign(session, name="quiet", scale=SCALE, **collection(DOCS, "b"))
