@@ -67,6 +67,9 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "table":
         computed = list(dict.fromkeys([*measures, *parse_all([TABLE_COVERAGE])]))
     groups = None
+    if args.topic_groups and args.provenance:
+        raise UsageError("--provenance and --topic-groups cannot be combined: the automatic "
+                         "share is reported per run; evaluate once without --topic-groups")
     if args.topic_groups:
         from pooljudge.groups_format import read_topic_groups
 

@@ -138,3 +138,15 @@ def test_eval_topic_groups_bad_file_exits_2_and_writes_nothing(tmp_path, capsys)
     assert capsys.readouterr().err.strip() == (
         f"pooljudge: error: {groups}:2: expected 'topic group', found only '3'")
     assert not out.exists()
+
+
+def test_eval_refuses_topic_groups_with_a_provenance_instead_of_ignoring_it(tmp_path, capsys):
+    qrels, run = _small_collection(tmp_path)
+    groups = _write(tmp_path, "1 odd\n2 even\n")
+    provenance = tmp_path / "qrels.provenance.tsv"
+    provenance.write_text("topic\tdoc\tsource\n1\td1\tautomatic\n")
+    assert main(["eval", str(qrels), str(run), "--topic-groups", str(groups),
+                 "--provenance", str(provenance)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("pooljudge: error: --provenance and --topic-groups cannot be combined")
+    assert "\n" not in err
