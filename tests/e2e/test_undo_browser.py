@@ -12,7 +12,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from annotate.ui.browser import shown_pair, wait_for_new_pair, wait_idle
+from annotate.ui.browser import shown_pair, wait_for_new_pair, wait_idle, wait_keys_ready
 
 STRIP = ".st-key-recent_strip"
 
@@ -22,6 +22,14 @@ def laptop(page):
     """The module's tab (conftest ``page``) at a laptop's 1366x768."""
     page.set_viewport_size({"width": 1366, "height": 768})
     return page
+
+
+def _press(page, key: str) -> None:
+    """Press ``key`` once the last run has finished and its shortcuts are bound (a key pressed
+    during a run acts on a pair no longer displayed, and the page rightly ignores it)."""
+    wait_idle(page)
+    wait_keys_ready(page)
+    page.keyboard.press(key)
 
 
 def _rows(app, campaign: str) -> list[list]:
@@ -37,13 +45,13 @@ def test_u_withdraws_the_last_label_and_shows_the_pair_again(app, laptop) -> Non
     campaign, tokens = app.campaign()
     app.open_as(page, tokens["ann"])
     first = shown_pair(page)
-    page.keyboard.press("1")
+    _press(page, "1")
     second = wait_for_new_pair(page, first)
-    page.keyboard.press("u")
+    _press(page, "u")
     assert wait_for_new_pair(page, second) == first      # the same pair is back
     assert "Withdrawn: 101 · d1 · 1 · Relevant" in page.locator("body").inner_text()
     assert _rows(app, campaign) == [["d1", 1, "label", 1], ["d1", 2, "withdrawn", None]]
-    page.keyboard.press("0")                             # labelled anew: version 3
+    _press(page, "0")                             # labelled anew: version 3
     assert wait_for_new_pair(page, first) == second
     assert _rows(app, campaign)[-1] == ["d1", 3, "label", 0]
 
@@ -55,7 +63,7 @@ def test_the_recent_strip_lists_the_last_labels_and_jumps_back(app, laptop) -> N
     pair = shown_pair(page)
     ids = [pair]
     for key in "101":
-        page.keyboard.press(key)
+        _press(page, key)
         pair = wait_for_new_pair(page, pair)
         ids.append(pair)
     chips = page.locator(f"{STRIP} button", has_text="·")  # not the help icon
@@ -65,6 +73,6 @@ def test_the_recent_strip_lists_the_last_labels_and_jumps_back(app, laptop) -> N
     assert wait_for_new_pair(page, pair) == ids[0]
     wait_idle(page)
     assert "changing an earlier judgment" in page.locator("body").inner_text()
-    page.keyboard.press("0")                             # the change is version 2
+    _press(page, "0")                             # the change is version 2
     assert wait_for_new_pair(page, ids[0]) == pair       # back to the claimed pair
     assert _rows(app, campaign)[-1] == ["d1", 2, "label", 0]
