@@ -42,7 +42,7 @@ import pandas as pd
 from annotate.agreement import _ratio, _records, kappa_from_tables
 from annotate.consensus import consensus_qrels
 from annotate.consensus_policies import Policy
-from pooljudge.errors import InputError
+from pooljudge.errors import InputError, UsageError
 
 __all__ = [
     "BLOCK",
@@ -235,9 +235,9 @@ def stratified_sample(candidates: pd.DataFrame, n: int, *, seed: int = 0) -> np.
     label with equal allocation capped by availability (see the module docstring); returned in
     judging order: labels interleaved round-robin (rarest first), random within a label, so
     any first part of the list covers every label it can. All candidates when ``n`` exceeds
-    them. ValueError for a negative ``n``."""
+    them. UsageError for a negative ``n``."""
     if n < 0:
-        raise ValueError(f"n must be >= 0, got {n}")
+        raise UsageError(f"n must be >= 0, got {n}")
     rng = np.random.default_rng(seed)
     groups = {int(label): rng.permutation(ids.to_numpy(np.int64))
               for label, ids in candidates.groupby("label", sort=True)["pair_id"]}

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from pooljudge.errors import InputError
+
 __all__ = [
     "JUDGMENT_COLUMNS",
     "CoTables",
@@ -66,21 +68,21 @@ class CoTables:
 
 
 def scale_values(scale: Sequence[int]) -> np.ndarray:
-    """The scale's labels ascending; ValueError when empty or a label repeats."""
+    """The scale's labels ascending; InputError when empty or a label repeats."""
     values = np.unique(np.asarray(list(scale), dtype=np.int64))
     if len(values) == 0 or len(values) != len(scale):
-        raise ValueError(f"a label scale needs distinct labels, got {list(scale)}")
+        raise InputError(f"a label scale needs distinct labels, got {list(scale)}")
     return values
 
 
 def label_positions(frame: pd.DataFrame, values: np.ndarray) -> np.ndarray:
-    """Each row's label as its position in ``values``; ValueError naming the first stray label."""
+    """Each row's label as its position in ``values``; InputError naming the first stray label."""
     labels = frame["label"].to_numpy(dtype=np.int64)
     pos = np.minimum(np.searchsorted(values, labels), len(values) - 1)
     outside = values[pos] != labels
     if outside.any():
         row = frame.iloc[int(np.argmax(outside))]
-        raise ValueError(f"label {row['label']} of {row['annotator']} on topic {row['topic']} "
+        raise InputError(f"label {row['label']} of {row['annotator']} on topic {row['topic']} "
                          f"doc {row['doc']} is not in the scale {values.tolist()}")
     return pos
 
@@ -89,12 +91,12 @@ def code_judgments(judgments: pd.DataFrame, scale: Sequence[int], *,
                    kind: str = "judgment") -> Coded:
     """Code a judgments frame; rows whose ``kind`` column differs from ``kind`` are left out.
 
-    Raises ValueError for a missing column, an empty scale or one with a repeated label, a label
+    Raises InputError for a missing column, an empty scale or one with a repeated label, a label
     outside the scale, or an annotator judging one (topic, doc) twice (pass latest versions only).
     """
     missing = [c for c in JUDGMENT_COLUMNS if c not in judgments.columns]
     if missing:
-        raise ValueError(f"judgments lack column(s) {', '.join(missing)}")
+        raise InputError(f"judgments lack column(s) {', '.join(missing)}")
     values = scale_values(scale)
     frame = judgments if "kind" not in judgments.columns else judgments[judgments["kind"] == kind]
     pos = label_positions(frame, values)
@@ -106,7 +108,7 @@ def code_judgments(judgments: pd.DataFrame, scale: Sequence[int], *,
     twice = pd.Series(item * max(len(annotators), 1) + ann).duplicated().to_numpy()
     if twice.any():
         row = frame.iloc[int(np.argmax(twice))]
-        raise ValueError(f"{row['annotator']} judged topic {row['topic']} doc {row['doc']} more "
+        raise InputError(f"{row['annotator']} judged topic {row['topic']} doc {row['doc']} more "
                          "than once; pass only the latest version of each judgment")
     return Coded(scale=tuple(int(v) for v in values),
                  annotators=np.asarray(annotators, dtype=object),

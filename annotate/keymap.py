@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pooljudge.errors import InputError
-from pooljudge.fileio import read_text
+from pooljudge.formats.files import read_text
 
 __all__ = [
     "ACTIONS",
@@ -173,7 +173,7 @@ class KeyMap:
 
 def canonical_key(text: str) -> str:
     """``text`` as a key name: a lower-cased ASCII letter, a digit or punctuation mark, or a name
-    of :data:`NAMED_KEYS` (any case; ArrowUp, PgDn … accepted). ValueError for anything else."""
+    of :data:`NAMED_KEYS` (any case; ArrowUp, PgDn … accepted). InputError for anything else."""
     if text == " ":
         return "Space"
     if len(text) == 1 and text.isascii() and text.isprintable():
@@ -182,11 +182,11 @@ def canonical_key(text: str) -> str:
     if name in _ALIASES:
         return _ALIASES[name]
     if name in _FIXED_NAMES:
-        raise ValueError(f"{_FIXED_NAMES[name]} has a fixed meaning on the page (Esc and Enter "
+        raise InputError(f"{_FIXED_NAMES[name]} has a fixed meaning on the page (Esc and Enter "
                          "leave the comment box, Tab moves the focus)")
     if "+" in text.strip("+"):
-        raise ValueError(f"{text!r}: combinations with modifiers cannot be bound; use one key")
-    raise ValueError(f"{text!r} is not a key: use one letter, digit or punctuation mark, or "
+        raise InputError(f"{text!r}: combinations with modifiers cannot be bound; use one key")
+    raise InputError(f"{text!r} is not a key: use one letter, digit or punctuation mark, or "
                      f"one of {', '.join(NAMED_KEYS)}")
 
 
@@ -212,8 +212,8 @@ def _parse_keys(action: str, given: object, source: str) -> tuple[str, ...]:
     for item in items:
         try:
             key = canonical_key(item)
-        except ValueError as exc:
-            raise InputError(f"{action}: {exc}", path=source) from None
+        except InputError as exc:  # name the action and the file
+            raise InputError(f"{action}: {exc.message}", path=source) from None
         if key in RESERVED_KEYS:
             raise InputError(f"{action}: {key!r} is reserved by Streamlit (c clears its cache, "
                              "r reruns the app)", path=source)

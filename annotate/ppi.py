@@ -44,6 +44,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
+from pooljudge.errors import InputError, UsageError
+
 __all__ = ["AUTOMATIC_AT", "Estimate", "automatic_qrels", "classical_mean", "labelled_topics",
            "ppi_mean", "system_estimates", "tuned_lambda"]
 
@@ -67,8 +69,10 @@ class Estimate:
 
 
 def _z(confidence: float) -> float:
+    """The two-sided normal quantile z with P(|Z| <= z) = ``confidence``; UsageError outside
+    (0, 1)."""
     if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence}")
+        raise UsageError(f"confidence must lie strictly between 0 and 1, got {confidence}")
     return float(norm.ppf(0.5 + confidence / 2))
 
 
@@ -99,13 +103,13 @@ def ppi_mean(y: np.ndarray, f_labelled: np.ndarray, f_unlabelled: np.ndarray, *,
              confidence: float = 0.95, lam: float | None = None) -> Estimate:
     """The PPI++ estimate of the mean of Y (``lam`` None: tuned; 1: plain PPI).
 
-    ``y`` and ``f_labelled`` are aligned (one value each per labelled unit). ValueError when
+    ``y`` and ``f_labelled`` are aligned (one value each per labelled unit). InputError when
     they differ in length.
     """
     y, f_lab = np.asarray(y, dtype=float), np.asarray(f_labelled, dtype=float)
     f_unl = np.asarray(f_unlabelled, dtype=float)
     if len(y) != len(f_lab):
-        raise ValueError("y and f_labelled must have one value per labelled unit each")
+        raise InputError("y and f_labelled must have one value per labelled unit each")
     if len(y) == 0 or len(f_unl) == 0:
         return Estimate(float("nan"), float("nan"), float("nan"), len(y), len(f_unl), lam,
                         confidence)
@@ -190,13 +194,9 @@ def automatic_qrels(path: str) -> pd.DataFrame:
     qrels) are dropped. InputError (naming ``path``) for an unreadable file or one without
     the columns ``topic, doc, label, source`` (an export by ``human-else-automatic``).
     """
-    from pooljudge.errors import InputError
+    from pooljudge.formats.trec import read_provenance
 
-    try:
-        frame = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
-    except (OSError, UnicodeDecodeError, pd.errors.ParserError,
-            pd.errors.EmptyDataError) as exc:
-        raise InputError(f"cannot read the provenance: {exc}", path=path) from None
+    frame = read_provenance(path)
     missing = [c for c in ("topic", "doc", "label", "source") if c not in frame.columns]
     if missing:
         raise InputError(f"no {', '.join(missing)} column: not the provenance of an export "

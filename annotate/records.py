@@ -7,14 +7,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from pooling.strategies import StrategySpec, is_adaptive, parse_strategy
 from pooljudge.errors import InputError
 
 __all__ = [
-    "ADAPTIVE_ORDERS",
     "ANNOTATOR_ROLES",
     "ASSIGN_MODES",
-    "JUDGING_ORDERS",
     "JUDGMENT_KINDS",
     "JUDGMENT_SOURCES",
     "JUDGMENT_STATUSES",
@@ -25,61 +22,17 @@ __all__ = [
     "Label",
     "LabelScale",
     "PairView",
-    "adaptive_spec",
-    "canonical_order",
 ]
 
+# The value sets, written once: the store's CHECK constraints are built from them
+# (annotate.store.models.one_of), so a new value needs a migration too.
 ANNOTATOR_ROLES = ("annotator", "adjudicator", "admin")
 ASSIGN_MODES = ("pair", "topic")
 JUDGMENT_KINDS = ("judgment", "adjudication")
 JUDGMENT_STATUSES = ("label", "withdrawn", "cannot_judge")
 JUDGMENT_SOURCES = ("human", "import", "automatic")
-JUDGING_ORDERS = {
-    "pool": "the pool file's order within each topic; topics interleaved so each advances in "
-            "proportion to its size (pair i of a topic of n pairs at (i / n, topic))",
-    "topic": "topic by topic, the pool file's order within each topic",
-    "random": "a seeded random permutation of all pairs",
-}
-# Adaptive orders: a policy of :mod:`pooling` asked at claim time (see annotate.adaptive_queue);
-# they need each run's ranking of the pool. Parameters follow pooling's strategy grammar, e.g.
-# ``maxmean(alpha=2,beta=1)``; the seed is the campaign's.
-ADAPTIVE_ORDERS = {
-    "mtf": "Move-To-Front: stay on a run while it finds relevant documents (Cormack et al. 1998)",
-    "maxmean": "bandit: the run of highest posterior mean of relevance (Losada et al. 2016)",
-    "thompson": "bandit: Thompson sampling over the runs, Beta(1, 1) prior (Losada et al. 2017)",
-}
 # A scale has at most this many labels: an annotator picks one by a key press or a button.
 MAX_LABELS = 100
-
-
-def adaptive_spec(order: str) -> StrategySpec | None:
-    """The pooling strategy of an adaptive order (``mtf``, ``maxmean(alpha=2)``...), None for a
-    static order or any other text."""
-    if order in JUDGING_ORDERS:
-        return None
-    try:
-        spec = parse_strategy(order)
-    except ValueError:
-        return None
-    return spec if is_adaptive(spec) else None
-
-
-def canonical_order(order: str) -> str:
-    """``order`` as stored: a static order's name, or an adaptive strategy in pooling's canonical
-    form (aliases resolved, parameters sorted). Raises InputError naming the choices."""
-    if order in JUDGING_ORDERS:
-        return order
-    try:
-        spec = parse_strategy(order)
-    except ValueError as exc:
-        spec = None
-        reason = "" if str(exc).startswith("unknown strategy") else f" ({exc})"
-    else:
-        reason = "" if is_adaptive(spec) else " (a pooling order: pool with it, then use 'pool')"
-    if spec is None or not is_adaptive(spec):
-        choices = ", ".join([*JUDGING_ORDERS, *ADAPTIVE_ORDERS])
-        raise InputError(f"unknown judging order {order!r}{reason}; choose from {choices}")
-    return str(spec)
 
 
 # Names of the common graded scales; any other range gets "Grade g".
@@ -102,17 +55,13 @@ class Label:
 @dataclass(frozen=True)
 class LabelScale:
     """An ordered set of 1 to :data:`MAX_LABELS` labels with distinct integer values
-    (ascending)."""
+    (ascending); InputError for no label, too many, or a value given twice."""
 
     labels: tuple[Label, ...]
 
     def __post_init__(self) -> None:
         values = [label.value for label in self.labels]
-        if not values:
-            raise ValueError("a label scale needs at least one label")
-        _check_size(len(values))
-        if len(set(values)) != len(values):
-            raise ValueError(f"label values repeat: {values}")
+        _check_values(values)
         if values != sorted(values):
             object.__setattr__(self, "labels", tuple(sorted(self.labels, key=lambda x: x.value)))
 
@@ -129,9 +78,9 @@ class LabelScale:
     @classmethod
     def range(cls, lo: int, hi: int) -> LabelScale:
         """Grades ``lo..hi`` inclusive; common TREC scales get their usual names. Raises
-        ValueError for ``hi <= lo`` or more than :data:`MAX_LABELS` grades (before building)."""
+        InputError for ``hi <= lo`` or more than :data:`MAX_LABELS` grades (before building)."""
         if hi <= lo:
-            raise ValueError(f"a graded scale needs lo < hi, got {lo}-{hi}")
+            raise InputError(f"a graded scale needs lo < hi, got {lo}-{hi}")
         _check_size(hi - lo + 1)
         names = _GRADE_NAMES.get((lo, hi)) or tuple(f"Grade {g}" for g in range(lo, hi + 1))
         return cls(tuple(Label(v, n) for v, n in zip(range(lo, hi + 1), names, strict=True)))
@@ -141,15 +90,9 @@ class LabelScale:
         """Read ``[{"value": 0, "name": "...", "description": "..."}, ...]`` (or that list
         under a ``"labels"`` key). Raises InputError naming the file, also for a key given
         twice in one object."""
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8-sig"),
-                              object_pairs_hook=_unique_keys)
-        except FileNotFoundError:
-            raise InputError("no such file", path=path) from None
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            line = getattr(exc, "lineno", None)
-            raise InputError(f"not a JSON label scale: {exc}", path=path, line=line) from None
-        return cls.from_data(data, source=str(path))
+        from pooljudge.formats.files import read_json
+
+        return cls.from_data(read_json(path, "label scale"), source=str(path))
 
     @classmethod
     def from_data(cls, data: object, *, source: str = "scale") -> LabelScale:
@@ -161,14 +104,10 @@ class LabelScale:
         items = data.get("labels") if isinstance(data, dict) else data
         if not isinstance(items, list) or not items:
             raise InputError("expected a non-empty list of labels", path=source)
-        try:
-            _check_size(len(items))
-        except ValueError as exc:
-            raise InputError(str(exc), path=source) from None
-        try:
-            return cls(tuple(_label(item, source) for item in items))
-        except ValueError as exc:
-            raise InputError(str(exc), path=source) from None
+        _check_size(len(items), source)
+        labels = tuple(_label(item, source) for item in items)
+        _check_values([label.value for label in labels], source)
+        return cls(labels)
 
     def to_json(self) -> str:
         """The scale as the JSON list :meth:`from_data` reads."""
@@ -193,18 +132,18 @@ def _label(item: object, source: str) -> Label:
     return Label(item["value"], texts["name"], texts["description"])
 
 
-def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
-    """``json`` object hook: a key given twice is an error, not the last value silently."""
-    keys = [key for key, _ in pairs]
-    twice = next((key for i, key in enumerate(keys) if key in keys[:i]), None)
-    if twice is not None:
-        raise ValueError(f"key {twice!r} appears twice")
-    return dict(pairs)
+def _check_values(values: list[int], source: str | None = None) -> None:
+    """InputError (naming ``source``) for no value, more than :data:`MAX_LABELS`, or a repeat."""
+    if not values:
+        raise InputError("a label scale needs at least one label", path=source)
+    _check_size(len(values), source)
+    if len(set(values)) != len(values):
+        raise InputError(f"label values repeat: {values}", path=source)
 
 
-def _check_size(count: int) -> None:
+def _check_size(count: int, source: str | None = None) -> None:
     if count > MAX_LABELS:
-        raise ValueError(f"a scale has at most {MAX_LABELS} labels, got {count}")
+        raise InputError(f"a scale has at most {MAX_LABELS} labels, got {count}", path=source)
 
 
 @dataclass(frozen=True)

@@ -42,9 +42,8 @@ from annotate.autojudge.client import Judge, Tally, make_client
 from annotate.autojudge.prompt import PromptTemplate
 from annotate.autojudge.retry import RetryPolicy
 from annotate.autojudge.runner import Run, plan_run
-from annotate.db import open_engine, session_scope
 from annotate.records import LabelScale
-from annotate.store import create_campaign
+from annotate.store import create_campaign, open_engine, session_scope
 from tests.support.openai_server import FakeOpenAI
 
 SCALE = LabelScale.range(0, 2)

@@ -23,8 +23,8 @@ import warnings
 from pathlib import Path
 
 from pooling import build_pool
-from pooljudge.cli.pool_cmd import read_runs
-from pooljudge.trec import read_run_columns, run_name
+from pooljudge.cli.inputs import read_runs
+from pooljudge.formats.trec import read_run_columns, run_name
 
 DEPTH = 100
 

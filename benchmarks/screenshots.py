@@ -23,9 +23,9 @@ from pathlib import Path
 import pandas as pd
 
 from annotate import store
-from annotate.db import open_engine, session_scope
-from annotate.ui.browser import launch_chromium, start_app, stop_app, wait_idle
+from annotate.store import open_engine, session_scope
 from pooljudge.cli.demo_cmd import prepare_demo
+from tests.support.browser import launch_chromium, start_app, stop_app, wait_idle
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 CAMPAIGN = "python-docs"

@@ -53,8 +53,7 @@ def collection(pairs: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
 def create(engine, pairs: int, *, scale, overlap: int,
            annotators: dict[str, str]) -> pd.DataFrame:
     """Create the campaign of ``pairs`` pairs with ``annotators`` (name -> role); its pool."""
-    from annotate.db import session_scope
-    from annotate.store import add_annotator, create_campaign
+    from annotate.store import add_annotator, create_campaign, session_scope
 
     topics, documents, pool = collection(pairs)
     with session_scope(engine) as session:
@@ -67,8 +66,7 @@ def create(engine, pairs: int, *, scale, overlap: int,
 
 def import_frame(engine, frame: pd.DataFrame) -> None:
     """Bulk-load ``frame`` (annotator, topic, doc, label [, kind]) into the campaign."""
-    from annotate.db import session_scope
-    from annotate.store import import_judgments
+    from annotate.store import import_judgments, session_scope
 
     with session_scope(engine) as session:
         import_judgments(session, campaign=CAMPAIGN, frame=frame)
@@ -76,8 +74,8 @@ def import_frame(engine, frame: pd.DataFrame) -> None:
 
 def load(url: str, pairs: int, prior: int) -> float:
     """Create the campaign and bulk-load ``pairs × prior`` judgments; seconds taken."""
-    from annotate.db import open_engine
     from annotate.records import LabelScale
+    from annotate.store import open_engine
 
     engine = open_engine(url)
     started = time.perf_counter()
@@ -97,8 +95,14 @@ def load(url: str, pairs: int, prior: int) -> float:
 def worker(url: str, name: str, claims: int, barrier) -> dict[str, list[float] | float]:
     """Claim then judge ``claims`` times, then press ``claims`` times (judge + claim in one
     transaction): latencies in seconds and the wall time of each phase."""
-    from annotate.db import open_engine, session_scope
-    from annotate.store import add_annotator, authenticate, next_pair, record_judgment
+    from annotate.store import (
+        add_annotator,
+        authenticate,
+        next_pair,
+        open_engine,
+        record_judgment,
+        session_scope,
+    )
 
     engine = open_engine(url)
     with session_scope(engine) as session:

@@ -25,9 +25,9 @@ import numpy as np
 import pandas as pd
 
 from annotate import store
-from annotate.db import open_engine, session_scope
 from annotate.records import LabelScale
-from annotate.ui.browser import (
+from annotate.store import open_engine, session_scope
+from tests.support.browser import (
     launch_chromium,
     shown_doc,
     shown_pair,

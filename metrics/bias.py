@@ -30,8 +30,9 @@ from metrics.evaluate import RunResult, parse_all, score
 from metrics.join import Qrels, prepare_qrels
 from metrics.registry import Measure, parse
 from pooling.pool import Pool, build_pool
-from pooljudge.fileio import progress
-from pooljudge.trec import QrelsColumns, RunColumns, qrels_columns, run_columns
+from pooljudge.errors import InputError, UsageError
+from pooljudge.formats.trec import QrelsColumns, RunColumns, qrels_columns, run_columns
+from pooljudge.progress import progress
 
 __all__ = ["BIAS_COLUMNS", "DEFAULT_BIAS_MEASURES", "group_by_prefix", "leave_out",
            "pairs_only_from"]
@@ -45,9 +46,9 @@ NO_DOCUMENT = " no document "
 
 
 def group_by_prefix(runs: Sequence[str], length: int) -> dict[str, str]:
-    """Map each run name to its first ``length`` characters. Raises ValueError for length < 1."""
+    """Map each run name to its first ``length`` characters. Raises UsageError for length < 1."""
     if length < 1:
-        raise ValueError(f"prefix length must be at least 1, got {length}")
+        raise UsageError(f"prefix length must be at least 1, got {length}")
     return {run: run[:length] for run in runs}
 
 
@@ -73,11 +74,10 @@ def leave_out(
     """The leave-one-run-out table (leave-one-group-out when ``groups`` maps run -> group).
 
     ``qrels``: ``topic, doc, label``; ``runs``: name -> a frame with ``topic, doc, score`` or
-    :class:`~pooljudge.trec.RunColumns`. Returns one row per run and measure with the columns
-    :data:`BIAS_COLUMNS` (``left_out`` names the run itself or its group). Scores follow
+    :class:`~pooljudge.formats.trec.RunColumns`. Returns one row per run and measure with the
+    columns :data:`BIAS_COLUMNS` (``left_out`` names the run itself or its group). Scores follow
     ``compat`` (:mod:`metrics.compat`); the pools stay in :mod:`pooling`'s order. Raises
-    ValueError for depth < 1, no runs, or a run missing from ``groups``, InputError for a bad
-    ``compat``.
+    InputError for depth < 1, no runs, a run missing from ``groups`` or a bad ``compat``.
     """
     compat = check_compat(compat)
     parsed = parse_all(measures)
@@ -106,13 +106,13 @@ def leave_out(
 
 
 def _members(runs: list[str], groups: Mapping[str, str] | None) -> dict[str, list[str]]:
-    """Group name -> its runs (each run alone without ``groups``); ValueError for a run
+    """Group name -> its runs (each run alone without ``groups``); InputError for a run
     without a group."""
     if groups is None:
         return {name: [name] for name in runs}
     missing = sorted(set(runs) - set(groups))
     if missing:
-        raise ValueError(f"no group for run(s) {', '.join(missing)}")
+        raise InputError(f"no group for run(s) {', '.join(missing)}")
     members: dict[str, list[str]] = {}
     for name in runs:
         members.setdefault(groups[name], []).append(name)

@@ -23,6 +23,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from pooljudge.errors import UsageError
+
 __all__ = ["MIN_TOPICS", "compare", "holm", "paired_test"]
 
 MIN_TOPICS = 25
@@ -81,14 +83,14 @@ def compare(per_topic: pd.DataFrame, *, baseline: str | None = None, n_resamples
 
     ``per_topic`` is tidy: ``run, topic, measure, value`` with one row per topic (rows with topic
     ``all`` are ignored). Only topics scored for both runs are paired. Returns the table (columns
-    ``COLUMNS``) and warnings. Raises ValueError for an unknown baseline or fewer than two runs.
+    ``COLUMNS``) and warnings. Raises UsageError for an unknown baseline or fewer than two runs.
     """
     rows = per_topic[per_topic["topic"] != "all"]
     runs = list(pd.unique(rows["run"]))
     if baseline is not None and baseline not in runs:
-        raise ValueError(f"baseline {baseline!r} is not among the runs: {', '.join(runs)}")
+        raise UsageError(f"baseline {baseline!r} is not among the runs: {', '.join(runs)}")
     if len(runs) < 2:
-        raise ValueError("comparing needs at least two runs")
+        raise UsageError("comparing needs at least two runs")
     pairs = ([(baseline, r) for r in runs if r != baseline] if baseline is not None
              else list(itertools.combinations(runs, 2)))
     records, warnings = [], []

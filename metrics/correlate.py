@@ -21,6 +21,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from pooljudge.errors import InputError
+
 __all__ = ["correlate", "kendall_tau", "ordering", "rank_changes", "swapped_pairs", "tau_ap"]
 
 
@@ -34,11 +36,11 @@ def ordering(scores: pd.Series) -> list[str]:
 def tau_ap(reference: Sequence[str], estimate: Sequence[str]) -> float:
     """tau_AP of ``estimate`` against ``reference`` (both orderings of the same items, best first).
 
-    Raises ValueError when the two sequences do not hold the same distinct items.
+    Raises InputError when the two sequences do not hold the same distinct items.
     """
     if len(set(reference)) != len(reference) or set(reference) != set(estimate) or len(
             estimate) != len(reference):
-        raise ValueError("tau_AP needs two orderings of the same distinct items")
+        raise InputError("tau_AP needs two orderings of the same distinct items")
     n = len(reference)
     if n < 2:
         return float("nan")

@@ -27,9 +27,8 @@ from metrics.join import Labelled, Qrels, Ranking, join, label, merge, prepare_q
 from metrics.registry import Measure, parse
 from pooljudge.defaults import DEFAULT_MEASURES
 from pooljudge.errors import InputError
-from pooljudge.heap import release_freed_memory, reusing_freed_memory
-from pooljudge.run_blocks import BLOCK_BYTES, NotStreamable, RunBlocks
-from pooljudge.trec import (
+from pooljudge.formats.columnar import BLOCK_BYTES, NotStreamable, RunBlocks
+from pooljudge.formats.trec import (
     RunColumns,
     qrels_columns,
     read_qrels_columns,
@@ -37,6 +36,7 @@ from pooljudge.trec import (
     run_columns,
     run_name,
 )
+from pooljudge.heap import release_freed_memory, reusing_freed_memory
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -199,8 +199,8 @@ def score_all(
     """The prepared qrels and every run's result; ``runs_seen(result)`` follows each run.
 
     A run file is read in blocks of whole topics of about ``block_bytes``
-    (:mod:`pooljudge.run_blocks`) and scored block by block, in memory that does not grow with
-    the run; ``block_bytes=None`` reads each file whole. A file whose topics are not grouped is
+    (:mod:`pooljudge.formats._run_blocks`) and scored block by block, in memory that does not grow
+    with the run; ``block_bytes=None`` reads each file whole. A file whose topics are not grouped is
     read whole, and ``note`` (by default a line on stderr) says so. Results are identical
     either way. The qrels are read in a worker thread while the first block is parsed (pyarrow
     releases the GIL). A bad qrels file is reported before a bad run, as if read first; a bad

@@ -24,7 +24,7 @@ def group_means(per_topic: pd.DataFrame, groups: pd.DataFrame) -> tuple[pd.DataF
     """Per (run, group, measure): the number of topics with a value and their summary.
 
     ``per_topic``: tidy ``run, topic, measure, value`` (rows with topic ``all`` are ignored);
-    ``groups``: ``topic, group`` as read by ``pooljudge.groups_format.read_topic_groups``.
+    ``groups``: ``topic, group`` as read by ``pooljudge.formats.groups.read_topic_groups``.
     Groups keep the order of their first appearance in the groups file. Returns the table and
     warnings.
     """

@@ -25,11 +25,20 @@ import numpy as np
 import pyarrow as pa
 
 from metrics.compat import DEFAULT_COMPAT, Compat
-from pooljudge.arrow_compute import decode, index_in, sort_indices, take, unique
-from pooljudge.ranking import byte_order_codes, rank_rows
-from pooljudge.string_keys import all_same_strings, pair_keys, string_hashes
-from pooljudge.trec import QrelsColumns, RunColumns
-from pooljudge.trec_columns import int_array, numpy_of
+from pooljudge.formats.columnar import (
+    all_same_strings,
+    decode,
+    index_in,
+    int_array,
+    numpy_of,
+    pair_keys,
+    sort_indices,
+    string_hashes,
+    take,
+    unique,
+)
+from pooljudge.formats.ranking import byte_order_codes, rank_rows
+from pooljudge.formats.trec import QrelsColumns, RunColumns
 
 __all__ = [
     "UNJUDGED", "Labelled", "Qrels", "Ranking", "join", "label", "merge", "prepare_qrels", "rank",
@@ -45,9 +54,9 @@ class Qrels:
 
     ``topics`` are the distinct topic ids in byte order. The rows are grouped by topic:
     ``offsets[t]:offsets[t + 1]`` delimit topic ``t``'s rows in ``topic_of_row``, ``docs`` (plain
-    strings), ``labels`` and ``doc_hash`` (:func:`~pooljudge.string_keys.string_hashes`), and in
-    ``labels_by_topic``, which holds each topic's labels sorted descending (the ideal ranking for
-    nDCG). ``hash_keys`` (sorted :func:`~pooljudge.string_keys.pair_keys` of the rows) and
+    strings), ``labels`` and ``doc_hash`` (:func:`~pooljudge.formats.columnar.string_hashes`), and
+    in ``labels_by_topic``, which holds each topic's labels sorted descending (the ideal ranking for
+    nDCG). ``hash_keys`` (sorted :func:`~pooljudge.formats.columnar.pair_keys` of the rows) and
     ``hash_rows`` (the row of each; None when that is the key's position, as it is unless topic
     codes are too large to lead the keys) find a (topic, doc) pair's row; ``hash_keys_unique``
     is False when two pairs share a key (then the exact path of :func:`_labels_exact` is taken).

@@ -1,7 +1,8 @@
-r"""The measure registry and the name grammar (ir_measures' names, trec_eval's as aliases).
+r"""The measure registry (ir_measures' names, trec_eval's as aliases).
 
-A measure name is ``Name``, ``Name@cutoff``, ``Name(param=value,...)`` or both, e.g. ``P@10``,
-``P(rel=2)@10``, ``SetF(beta=0.5)``, ``IPrec@0.3``. A value may be braced: a map
+A measure name follows :mod:`pooljudge.grammar`: ``Name``, ``Name@cutoff``,
+``Name(param=value,...)`` or both, e.g. ``P@10``, ``P(rel=2)@10``, ``SetF(beta=0.5)``,
+``IPrec@0.3``. A value may be braced: a map
 ``nDCG(gains={1:3,2:9})@10`` (:class:`MapOf`) or a sequence ``IPrec11(levels={0.25,0.5})``
 (:class:`SequenceOf`), canonical as sorted tuples so that a measure stays hashable.
 :func:`parse` turns a name (or a trec_eval alias such as ``P_10``, ``ndcg_cut_10`` or ``map``)
@@ -38,6 +39,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from pooljudge.errors import InputError
+from pooljudge.grammar import NameSyntaxError, format_name, parse_name
 
 if TYPE_CHECKING:
     import numpy as np
@@ -50,9 +52,6 @@ __all__ = [
 ]
 
 Summary = Literal["mean", "sum", "gmean"]
-_NAME = re.compile(
-    r"^(?P<name>[A-Za-z][A-Za-z0-9_]*)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>.+))?$"
-)
 
 
 @dataclass(frozen=True)
@@ -160,12 +159,8 @@ class Measure:
     cutoff: int | float | None = None
 
     def __str__(self) -> str:
-        text = self.name
-        if self.params:
-            text += "(" + ",".join(f"{k}={_format(v)}" for k, v in self.params) + ")"
-        if self.cutoff is not None:
-            text += f"@{_format(self.cutoff)}"
-        return text
+        cutoff = None if self.cutoff is None else _format(self.cutoff)
+        return format_name(self.name, ((k, _format(v)) for k, v in self.params), cutoff)
 
     def __getitem__(self, key: str) -> Any:
         """A parameter's value, its default when it was not given."""
@@ -247,11 +242,14 @@ def parse(text: str) -> Measure:
     Raises InputError for a malformed or unknown name; the message lists near names.
     """
     text = text.strip()
-    match = _NAME.match(text)
-    if match and match["name"] in _SPECS:
-        params = _split_params(text, match["params"])
-        cutoff = match["cutoff"]
-        return make(match["name"], cutoff, **params)
+    try:
+        parsed = parse_name(text, what="measure")
+    except NameSyntaxError as exc:
+        if exc.name in _SPECS:  # a measure's parameters at fault, not an alias
+            raise
+    else:
+        if parsed.name in _SPECS:
+            return make(parsed.name, parsed.cutoff, **dict(parsed.params))
     for pattern, build in _ALIASES:
         alias = pattern.match(text)
         if alias:
@@ -262,35 +260,6 @@ def parse(text: str) -> Measure:
 def names() -> list[str]:
     """The registered measure names, sorted."""
     return sorted(_SPECS)
-
-
-def _split_params(text: str, raw: str | None) -> dict[str, str]:
-    """``a=1,gains={1:2,2:4}`` as {name: value text}: commas inside braces do not split."""
-    params: dict[str, str] = {}
-    if not raw:
-        return params
-    for item in _top_level_items(text, raw):
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip() or not value.strip():
-            raise InputError(f"measure {text}: parameters are written name=value, got {item!r}")
-        if key.strip() in params:
-            raise InputError(f"measure {text}: parameter {key.strip()} is given twice")
-        params[key.strip()] = value.strip()
-    return params
-
-
-def _top_level_items(text: str, raw: str) -> list[str]:
-    items, depth, start = [], 0, 0
-    for i, char in enumerate(raw):
-        depth += {"{": 1, "}": -1}.get(char, 0)
-        if depth not in (0, 1):
-            raise InputError(f"measure {text}: braces are not balanced or nested")
-        if char == "," and depth == 0:
-            items.append(raw[start:i])
-            start = i + 1
-    if depth != 0:
-        raise InputError(f"measure {text}: braces are not balanced or nested")
-    return [*items, raw[start:]]
 
 
 def _convert(name: str, what: str, kind: Any, value: Any) -> Any:
@@ -322,7 +291,10 @@ def _brief(number: Any) -> str:
 
 def _unknown(text: str) -> str:
     candidates = [*_SPECS, *_EXAMPLES]
-    base = _NAME.match(text)
-    near = difflib.get_close_matches(base["name"] if base else text, candidates, n=5, cutoff=0.5)
+    try:
+        base = parse_name(text).name
+    except NameSyntaxError as exc:
+        base = exc.name or text
+    near = difflib.get_close_matches(base, candidates, n=5, cutoff=0.5)
     hint = f"; did you mean {', '.join(near)}?" if near else ""
     return f"unknown measure {text!r}{hint} (known: {', '.join(names())})"

@@ -22,7 +22,7 @@ from metrics.registry import make, parse
 from metrics.report_html import Section, render_page
 from metrics.residual import unreached
 from pooling.pool import topic_order
-from pooljudge.trec import RunColumns, run_columns
+from pooljudge.formats.trec import RunColumns, run_columns
 
 __all__ = [
     "RECALL_LEVELS",

@@ -1,7 +1,9 @@
 """Pooling: TREC runs in, an ordered judgment pool out (pure: numpy/pandas, no database).
 
 Names are imported from their submodules on first use, so the light strategy registry
-(:mod:`pooling.strategies`) loads without numpy or pandas.
+(:mod:`pooling.strategies`) and the campaign judging orders (:mod:`pooling.orders`) load without
+numpy or pandas. Bad input (a name, a parameter, a depth, a run) raises
+:class:`pooljudge.errors.InputError`.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ if TYPE_CHECKING:
     from pooling.pool import Pool, apply_budget, build_pool, topic_order
     from pooling.simulate import Curve, simulate, summary
     from pooling.stats import run_contributions, run_overlap, topic_sizes
-    from pooling.strategies import STRATEGIES, StrategySpec, make_policy, parse_strategy
+    from pooling.strategies import REGISTRY, StrategySpec, make_policy, parse_strategy
 
 # Public name -> the submodule that defines it.
 _EXPORTS: dict[str, str] = {
@@ -26,12 +28,12 @@ _EXPORTS: dict[str, str] = {
     "Pool": "pool", "apply_budget": "pool", "build_pool": "pool", "topic_order": "pool",
     "Curve": "simulate", "simulate": "simulate", "summary": "simulate",
     "run_contributions": "stats", "run_overlap": "stats", "topic_sizes": "stats",
-    "STRATEGIES": "strategies", "StrategySpec": "strategies", "make_policy": "strategies",
+    "REGISTRY": "strategies", "StrategySpec": "strategies", "make_policy": "strategies",
     "parse_strategy": "strategies",
 }
 
 __all__ = [
-    "STRATEGIES",
+    "REGISTRY",
     "AdaptivePolicy",
     "Curve",
     "JudgingPolicy",

@@ -15,8 +15,8 @@ its pointer has passed: ``r`` relevant (label ≥ ``rel``) out of ``m``.
 ``thompson``  Thompson sampling: draw ``theta ~ Beta(r + alpha, m - r + beta)`` per run, pull the
               largest.
 
-``ADAPTIVE_WALKS`` holds one walk per adaptive strategy of :data:`pooling.strategies.REGISTRY`,
-which declares their names, help texts and default parameters (prior Beta(1, 1)).
+Each adaptive strategy of :data:`pooling.strategies.REGISTRY` (which declares its name, help text,
+parameters, their valid ranges and defaults, prior Beta(1, 1)) names one walk here.
 
 Reproducibility: the generator of a topic is ``numpy.random.default_rng([seed, crc32(topic)])``,
 created afresh for every walk. A policy's answer is a pure function of the judgments: it replays
@@ -36,9 +36,10 @@ import pandas as pd
 
 from pooling.policy import Pair, PolicyBase, truth_labels
 from pooling.pool import Pool
-from pooling.strategies import strategy_defaults
+from pooling.strategies import REGISTRY
+from pooljudge.errors import InputError
 
-__all__ = ["ADAPTIVE_WALKS", "AdaptivePolicy", "walk_maxmean", "walk_mtf", "walk_thompson"]
+__all__ = ["AdaptivePolicy", "walk_maxmean", "walk_mtf", "walk_thompson"]
 
 Oracle = Callable[[int], "int | None"]
 Walk = Iterator[tuple[int, "int | None"]]
@@ -115,31 +116,23 @@ def walk_thompson(
         yield doc, arms.judge(doc, oracle)
 
 
-ADAPTIVE_WALKS: dict[str, Callable[..., Walk]] = {
-    "mtf": walk_mtf,
-    "maxmean": walk_maxmean,
-    "thompson": walk_thompson,
-}
-
-
 class AdaptivePolicy(PolicyBase):
-    """A policy that replays one of ADAPTIVE_WALKS per topic (see the module docstring);
-    parameters left out take their declared defaults."""
+    """A policy that replays the walk of adaptive strategy ``name`` per topic (see the module
+    docstring); parameters left out take their declared defaults. InputError for another name,
+    a bad parameter or a negative seed."""
 
     def __init__(
         self, name: str, pool: Pool, *, seed: int = 0, rel: int = 1, **params: float
     ) -> None:
-        if name not in ADAPTIVE_WALKS:
-            raise ValueError(f"unknown adaptive order {name!r}")
+        strategy = REGISTRY.get(name)
+        if strategy is None or strategy.kind != "adaptive":
+            raise InputError(f"unknown adaptive order {name!r}")
         if seed < 0:
-            raise ValueError(f"seed must not be negative, got {seed}")
-        for key in ("alpha", "beta"):
-            if key in params and not params[key] > 0:
-                raise ValueError(f"{name} needs {key} > 0, got {params[key]}")
+            raise InputError(f"seed must not be negative, got {seed}")
+        self._params = strategy.arguments(params)
         super().__init__(name, pool, rel=rel)
         self.seed = seed
-        self._walk_fn = ADAPTIVE_WALKS[name]
-        self._params = strategy_defaults(name, params)
+        self._walk_fn = strategy.load()
         self._lists = self._run_lists()
 
     def _run_lists(self) -> dict[str, list[list[int]]]:

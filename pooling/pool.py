@@ -27,9 +27,10 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pooljudge.ranking import byte_order_codes, rank_positions, score_keys
-from pooljudge.trec import RunColumns, run_columns
-from pooljudge.trec_columns import int_array, numpy_of
+from pooljudge.errors import InputError
+from pooljudge.formats.columnar import int_array, numpy_of
+from pooljudge.formats.ranking import byte_order_codes, rank_positions, score_keys
+from pooljudge.formats.trec import RunColumns, run_columns
 
 __all__ = ["Pool", "apply_budget", "build_pool", "top_candidates", "topic_order"]
 
@@ -85,22 +86,22 @@ def build_pool(
     """Pool the top ``depth`` documents of every run.
 
     ``runs`` maps run names to runs, or yields (name, run) pairs (consumed lazily, one run at a
-    time); a run is :class:`~pooljudge.trec.RunColumns` or a frame with ``topic, doc, score``.
-    ``exclude`` (a qrels-like frame with ``topic, doc``) removes pairs already judged, whatever
-    their label. Raises ValueError for ``depth < 1``, no runs, or a run name given twice, and
-    InputError for a frame with a bad score or a repeated document. A pool may be empty.
+    time); a run is :class:`~pooljudge.formats.trec.RunColumns` or a frame with ``topic, doc,
+    score``. ``exclude`` (a qrels-like frame with ``topic, doc``) removes pairs already judged,
+    whatever their label. Raises InputError for ``depth < 1``, no runs, a run name given twice,
+    or a frame with a bad score or a repeated document. A pool may be empty.
     """
     if depth < 1:
-        raise ValueError(f"depth must be at least 1, got {depth}")
+        raise InputError(f"depth must be at least 1, got {depth}")
     items = runs.items() if isinstance(runs, Mapping) else runs
     tops: dict[str, _Top] = {}
     for name, run in items:
         if name in tops:
-            raise ValueError(f"two runs are named {name!r}")
+            raise InputError(f"two runs are named {name!r}")
         columns = run_columns(run, name=name) if isinstance(run, pd.DataFrame) else run
         tops[name] = _candidates(columns, depth)
     if not tops:
-        raise ValueError("no runs to pool")
+        raise InputError("no runs to pool")
     names = tuple(sorted(tops))
     return _assemble([tops[n] for n in names], names, depth, exclude)
 
@@ -240,12 +241,12 @@ def apply_budget(
     ``floor`` documents come first (in ``order`` among themselves) and are always kept, even when
     they alone exceed the budget; the rest of the budget follows ``order``. The result is sorted
     by topic then order, with ``order`` renumbered 1..n within each topic and a boolean ``floor``
-    column. Raises ValueError for a budget below 1 or a negative floor.
+    column. Raises InputError for a budget below 1 or a negative floor.
     """
     if budget is not None and budget < 1:
-        raise ValueError(f"budget must be at least 1, got {budget}")
+        raise InputError(f"budget must be at least 1, got {budget}")
     if floor < 0:
-        raise ValueError(f"floor must not be negative, got {floor}")
+        raise InputError(f"floor must not be negative, got {floor}")
     pairs = pool.pairs
     in_floor = np.zeros(len(pairs), dtype=bool)
     entries = pool.entries

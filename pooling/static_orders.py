@@ -1,7 +1,8 @@
 """Static judging orders: a fused score per pooled pair, computed once, before any judgment.
 
-``STATIC_ORDERS`` maps each static strategy of :data:`pooling.strategies.REGISTRY` (which holds
-their names, help texts and default parameters) to its fused score, lower = judged first.
+Each static strategy of :data:`pooling.strategies.REGISTRY` (which holds its name, help text,
+parameters and valid ranges) names one function here giving its fused score, lower = judged first;
+:func:`static_order` checks the parameters against the registry before calling it.
 Every order is computed from the runs' pooled entries only (each run's top k, ``rank`` 1-based in
 trec_eval order); a run that did not retrieve a document in its top k contributes nothing to it.
 Sums run over a pair's entries in run-name order, so floating-point results do not depend on the
@@ -11,15 +12,14 @@ order of the input. Within a topic, pairs are ordered by the fused score (best f
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 import pandas as pd
 
 from pooling.pool import Pool
-from pooling.strategies import strategy_defaults
+from pooling.strategies import REGISTRY
+from pooljudge.errors import InputError
 
-__all__ = ["STATIC_ORDERS", "order_within_topics", "static_order"]
+__all__ = ["order_within_topics", "static_order"]
 
 
 def _sum_by_pair(pool: Pool, weights: np.ndarray) -> np.ndarray:
@@ -34,8 +34,6 @@ def _max_by_pair(pool: Pool, weights: np.ndarray) -> np.ndarray:
 
 def rrf(pool: Pool, *, k: float) -> np.ndarray:
     """Reciprocal rank fusion (Cormack, Clarke and Büttcher 2009): ``-sum 1/(k + rank)``."""
-    if k < 0:
-        raise ValueError(f"rrf needs k >= 0, got {k}")
     return -_sum_by_pair(pool, 1.0 / (k + pool.entries["rank"].to_numpy()))
 
 
@@ -55,8 +53,6 @@ def borda(pool: Pool) -> np.ndarray:
 
 
 def _rbp_weights(pool: Pool, p: float) -> np.ndarray:
-    if not 0.0 < p < 1.0:
-        raise ValueError(f"rbp needs 0 < p < 1, got {p}")
     return (1.0 - p) * p ** (pool.entries["rank"].to_numpy() - 1.0)
 
 
@@ -72,8 +68,6 @@ def rbp_max(pool: Pool, *, p: float) -> np.ndarray:
 
 def take(pool: Pool, *, n: int) -> np.ndarray:
     """Take@N round robin: the first (round, run, rank) at which a run offers the document."""
-    if n < 1:
-        raise ValueError(f"take needs n >= 1, got {n}")
     entries = pool.entries
     rank = entries["rank"].to_numpy()
     slot = ((rank - 1) // n) * len(pool.run_names) + entries["run"].to_numpy()
@@ -86,18 +80,6 @@ def take(pool: Pool, *, n: int) -> np.ndarray:
 def docid(pool: Pool) -> np.ndarray:
     """Document id ascending (pairs are already sorted by document within a topic)."""
     return np.arange(len(pool.pairs), dtype=float)
-
-
-STATIC_ORDERS: dict[str, Callable[..., np.ndarray]] = {
-    "rrf": rrf,
-    "combsum": combsum,
-    "combmnz": combmnz,
-    "borda": borda,
-    "rbp-sum": rbp_sum,
-    "rbp-max": rbp_max,
-    "take": take,
-    "docid": docid,
-}
 
 
 def order_within_topics(pool: Pool, key: np.ndarray) -> np.ndarray:
@@ -113,8 +95,9 @@ def order_within_topics(pool: Pool, key: np.ndarray) -> np.ndarray:
 
 
 def static_order(pool: Pool, name: str, **params: float) -> np.ndarray:
-    """The judging order of static strategy ``name`` (a key of STATIC_ORDERS) for ``pool``;
-    parameters left out take their declared defaults."""
-    if name not in STATIC_ORDERS:
-        raise ValueError(f"unknown static order {name!r}")
-    return order_within_topics(pool, STATIC_ORDERS[name](pool, **strategy_defaults(name, params)))
+    """The judging order of static strategy ``name`` (a REGISTRY name) for ``pool``; parameters
+    left out take their declared defaults. InputError for another name or a bad parameter."""
+    strategy = REGISTRY.get(name)
+    if strategy is None or strategy.kind != "static":
+        raise InputError(f"unknown static order {name!r}")
+    return order_within_topics(pool, strategy.load()(pool, **strategy.arguments(params)))

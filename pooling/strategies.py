@@ -1,25 +1,32 @@
-"""Judging strategies: one registry of names, help texts and defaults; one grammar; one factory.
+"""Judging strategies: the one registry of names, help texts, defaults and implementations.
 
-This module is light (no numpy, no pandas): command-line help and name checks read it without
-loading any implementation. The implementations live in :mod:`pooling.static_orders`
-(``STATIC_ORDERS``) and :mod:`pooling.adaptive` (``ADAPTIVE_WALKS``), keyed by the same names and
-taking exactly the declared parameters as keyword-only arguments, without defaults of their own;
-:func:`make_policy` imports them when a policy is made.
+Each :class:`Strategy` of :data:`REGISTRY` is the whole declaration of a judging order: its name,
+kind, help text, parameters (default and valid range), aliases, and where its implementation
+lives (``"module:function"``, imported by :meth:`Strategy.load` when a policy is made). A static
+implementation is ``f(pool, **params) -> fused score`` (:mod:`pooling.static_orders`), an
+adaptive one a walk ``f(arms, oracle, rng, **params)`` (:mod:`pooling.adaptive`); both take
+exactly the declared parameters as keyword-only arguments, without defaults of their own.
+This module is light (no numpy, no pandas): help texts and name checks load no implementation.
 
-A strategy is written ``name`` or ``name(key=value, ...)``, e.g. ``rrf``, ``rrf(k=20)``,
-``rbp-sum(p=0.9)``, ``thompson(alpha=0.5,beta=2)``; ``take@N`` is short for ``take(n=N)``.
-``str(parse_strategy(s))`` is canonical (parameters sorted, ``take@N``) and
-``parse_strategy(str(spec)) == spec``. Parameters left out take the declared defaults; the random
-seed of adaptive policies is given to :func:`make_policy`, not in the name.
+A strategy is written in :mod:`pooljudge.grammar`: ``name`` or ``name(key=value,...)``, e.g.
+``rrf``, ``rrf(k=20)``, ``rbp-sum(p=0.9)``, ``thompson(alpha=0.5,beta=2)``; ``take@N`` is short
+for ``take(n=N)`` (no other strategy takes ``@N``). ``str(parse_strategy(s))`` is canonical
+(parameters sorted, ``take@N``) and ``parse_strategy(str(spec)) == spec``. Parameters left out
+take the declared defaults; the random seed of adaptive policies is given to :func:`make_policy`,
+not in the name. Every fault is an InputError naming it.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from os import PathLike
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+from pooljudge.errors import InputError
+from pooljudge.grammar import format_name, parse_name
 
 if TYPE_CHECKING:
     from pooling.policy import JudgingPolicy
@@ -28,73 +35,119 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_STRATEGY",
     "REGISTRY",
-    "STRATEGIES",
+    "Param",
     "Strategy",
     "StrategySpec",
     "is_adaptive",
     "make_policy",
     "parse_strategy",
-    "strategy_defaults",
+    "strategies",
 ]
+
+Kind = Literal["static", "adaptive"]
+Number = float | int
+
+
+@dataclass(frozen=True)
+class Param:
+    """A strategy parameter: its default (an int default means the value must be an integer)
+    and its valid range, as a test and the rule it checks (e.g. ``k >= 0``)."""
+
+    name: str
+    default: Number
+    valid: Callable[[Number], bool]
+    rule: str
 
 
 @dataclass(frozen=True)
 class Strategy:
     """A judging strategy as declared: ``static`` orders are fixed before any judgment,
-    ``adaptive`` ones learn from the judgments. An integer default means the parameter must be
-    an integer."""
+    ``adaptive`` ones learn from the judgments. ``implementation`` is ``"module:function"``."""
 
     name: str
-    kind: Literal["static", "adaptive"]
+    kind: Kind
     help: str
-    defaults: Mapping[str, float | int] = field(default_factory=lambda: MappingProxyType({}))
+    implementation: str
+    params: tuple[Param, ...] = ()
     aliases: tuple[str, ...] = ()
+
+    @property
+    def defaults(self) -> Mapping[str, Number]:
+        """Parameter name -> default, in declaration order."""
+        return MappingProxyType({p.name: p.default for p in self.params})
 
     @property
     def signature(self) -> str:
         """The name with its parameters and their defaults, e.g. ``rrf(k=60)``."""
-        if not self.defaults:
-            return self.name
-        return f"{self.name}({','.join(f'{k}={v:g}' for k, v in self.defaults.items())})"
+        return format_name(self.name, ((p.name, f"{p.default:g}") for p in self.params))
+
+    def load(self) -> Callable[..., Any]:
+        """The implementation, imported on first use."""
+        module, _, function = self.implementation.partition(":")
+        return getattr(importlib.import_module(module), function)
+
+    def param(self, key: str, *, source: str | PathLike[str] | None = None) -> Param:
+        """The declared parameter ``key``; InputError naming the ones the strategy takes."""
+        for param in self.params:
+            if param.name == key:
+                return param
+        raise InputError(f"{self.name} has no parameter {key!r}; it takes "
+                         f"{', '.join(self.defaults) or 'none'}", path=source)
+
+    def arguments(self, given: Mapping[str, Number], *,
+                  source: str | PathLike[str] | None = None) -> dict[str, Number]:
+        """``given`` completed with the defaults; InputError for an unknown or invalid one."""
+        for key, value in given.items():
+            param = self.param(key, source=source)
+            if not param.valid(value):
+                raise InputError(f"{self.name} needs {param.rule}, got {value}", path=source)
+        return {**self.defaults, **given}
 
 
-def _declare(*strategies: Strategy) -> Mapping[str, Strategy]:
-    return MappingProxyType({s.name: s for s in strategies})
+def _declare(*declared: Strategy) -> Mapping[str, Strategy]:
+    return MappingProxyType({s.name: s for s in declared})
 
 
-def _params(**defaults: float | int) -> Mapping[str, float | int]:
-    return MappingProxyType(defaults)
-
+_STATIC, _ADAPTIVE = "pooling.static_orders:", "pooling.adaptive:"
+_P = Param("p", 0.8, lambda p: 0 < p < 1, "0 < p < 1")
+_BETA_PRIOR = (Param("alpha", 1.0, lambda a: a > 0, "alpha > 0"),
+               Param("beta", 1.0, lambda b: b > 0, "beta > 0"))
 
 REGISTRY: Mapping[str, Strategy] = _declare(
     Strategy("rrf", "static", "reciprocal rank fusion: sum over runs of 1 / (k + rank)",
-             _params(k=60.0)),
+             _STATIC + "rrf", (Param("k", 60.0, lambda k: k >= 0, "k >= 0"),)),
     Strategy("combsum", "static", "sum over runs of the min-max normalised score (per run and "
-             "topic, over the run's top k; 1 when all are equal)"),
-    Strategy("combmnz", "static", "combsum times the number of runs that retrieved the document"),
-    Strategy("borda", "static", "sum over runs of depth - rank + 1 points (0 when not retrieved)"),
+             "topic, over the run's top k; 1 when all are equal)", _STATIC + "combsum"),
+    Strategy("combmnz", "static", "combsum times the number of runs that retrieved the document",
+             _STATIC + "combmnz"),
+    Strategy("borda", "static", "sum over runs of depth - rank + 1 points (0 when not retrieved)",
+             _STATIC + "borda"),
     Strategy("rbp-sum", "static", "sum over runs of the rank-biased precision weight "
-             "(1 - p) p^(rank - 1)", _params(p=0.8), aliases=("rbp",)),
+             "(1 - p) p^(rank - 1)", _STATIC + "rbp_sum", (_P,), aliases=("rbp",)),
     Strategy("rbp-max", "static", "the largest rank-biased precision weight over runs",
-             _params(p=0.8)),
+             _STATIC + "rbp_max", (_P,)),
     Strategy("take", "static", "take@N round robin: round b takes ranks b*N+1 .. (b+1)*N of "
              "every run in run-name order; a document is placed at its first appearance",
-             _params(n=1)),
-    Strategy("docid", "static", "document id ascending: the baseline that ignores the runs"),
+             _STATIC + "take", (Param("n", 1, lambda n: n >= 1, "n >= 1"),)),
+    Strategy("docid", "static", "document id ascending: the baseline that ignores the runs",
+             _STATIC + "docid"),
     Strategy("mtf", "adaptive", "Move-To-Front: stay on a run while it finds relevant "
-             "documents (Cormack et al. 1998)", aliases=("move-to-front",)),
+             "documents (Cormack et al. 1998)", _ADAPTIVE + "walk_mtf",
+             aliases=("move-to-front",)),
     Strategy("maxmean", "adaptive", "bandit: the run of highest posterior mean of relevance, "
-             "Beta(alpha, beta) prior (Losada et al. 2016)", _params(alpha=1.0, beta=1.0),
-             aliases=("mm",)),
+             "Beta(alpha, beta) prior (Losada et al. 2016)", _ADAPTIVE + "walk_maxmean",
+             _BETA_PRIOR, aliases=("mm",)),
     Strategy("thompson", "adaptive", "bandit: Thompson sampling over the runs, Beta(alpha, "
-             "beta) prior (Losada et al. 2017)", _params(alpha=1.0, beta=1.0), aliases=("ts",)),
+             "beta) prior (Losada et al. 2017)", _ADAPTIVE + "walk_thompson", _BETA_PRIOR,
+             aliases=("ts",)),
 )
 DEFAULT_STRATEGY = "rrf"
-# name -> {parameter: default}: a view of REGISTRY.
-STRATEGIES: dict[str, dict[str, float | int]] = {
-    name: dict(s.defaults) for name, s in REGISTRY.items()}
 _ALIASES = {alias: s.name for s in REGISTRY.values() for alias in s.aliases}
-_SPEC = re.compile(r"^\s*([a-z][a-z0-9-]*)\s*(?:@\s*(\d+)|\((.*)\))?\s*$", re.IGNORECASE)
+
+
+def strategies(kind: Kind) -> tuple[Strategy, ...]:
+    """The declared strategies of one kind, in declaration order."""
+    return tuple(s for s in REGISTRY.values() if s.kind == kind)
 
 
 @dataclass(frozen=True)
@@ -102,55 +155,48 @@ class StrategySpec:
     """A strategy name with its explicitly given parameters (sorted by key)."""
 
     name: str
-    params: tuple[tuple[str, float | int], ...] = ()
+    params: tuple[tuple[str, Number], ...] = ()
 
     def __str__(self) -> str:
         values = dict(self.params)
         if self.name == "take" and set(values) == {"n"}:
-            return f"take@{values['n']}"
-        if not self.params:
-            return self.name
-        return f"{self.name}({','.join(f'{k}={v!r}' for k, v in self.params)})"
-
-    def kwargs(self) -> dict[str, float | int]:
-        """Every parameter of the strategy: defaults overridden by the given ones."""
-        return strategy_defaults(self.name, dict(self.params))
+            return format_name("take", cutoff=str(values["n"]))
+        return format_name(self.name, ((k, repr(v)) for k, v in self.params))
 
 
-def strategy_defaults(name: str, params: Mapping[str, float | int]) -> dict[str, float | int]:
-    """``params`` completed with the declared defaults of strategy ``name`` (a REGISTRY key)."""
-    return {**REGISTRY[name].defaults, **params}
+def parse_strategy(text: str, *, source: str | PathLike[str] | None = None) -> StrategySpec:
+    """Parse ``name``, ``name(key=value,...)`` or ``take@N`` (any case; aliases resolved).
 
-
-def parse_strategy(text: str) -> StrategySpec:
-    """Parse ``name``, ``name(key=value,...)`` or ``take@N``; raises ValueError naming the fault."""
-    match = _SPEC.match(text)
-    if not match:
-        raise ValueError(f"cannot parse strategy {text!r}")
-    name = _ALIASES.get(match[1].lower(), match[1].lower())
+    Raises InputError naming the fault (``source``, e.g. an option, is named first): a text of
+    another shape, an unknown name or parameter, a value of the wrong type or out of range.
+    """
+    parsed = parse_name(text, what="strategy", source=source)
+    if parsed.cutoff is not None and (parsed.params or not parsed.cutoff.isdigit()):
+        raise InputError(f"cannot parse strategy {text.strip()!r}", path=source)
+    name = _ALIASES.get(parsed.name.lower(), parsed.name.lower())
     if name not in REGISTRY:
-        raise ValueError(f"unknown strategy {match[1]!r}; known: {', '.join(REGISTRY)}")
-    defaults = REGISTRY[name].defaults
-    if match[2] is not None:
+        raise InputError(f"unknown strategy {parsed.name!r}; known: {', '.join(REGISTRY)}",
+                         path=source)
+    strategy = REGISTRY[name]
+    raw = parsed.params
+    if parsed.cutoff is not None:
         if name != "take":
-            raise ValueError(f"only take accepts @N, not {match[1]!r}")
-        return StrategySpec(name, (("n", _value("n", match[2], defaults["n"])),))
-    params: dict[str, float | int] = {}
-    for item in filter(None, (part.strip() for part in (match[3] or "").split(","))):
-        key, sep, raw = (s.strip() for s in item.partition("="))
-        if not sep or key not in defaults:
-            raise ValueError(f"{name} has no parameter {key!r}; it takes "
-                             f"{', '.join(defaults) or 'none'}")
-        params[key] = _value(key, raw, defaults[key])
+            raise InputError(f"only take accepts @N, not {parsed.name!r}", path=source)
+        raw = (("n", parsed.cutoff),)
+    params = {key: _value(strategy, key, value, source) for key, value in raw}
+    strategy.arguments(params, source=source)
     return StrategySpec(name, tuple(sorted(params.items())))
 
 
-def _value(key: str, raw: str, default: float | int) -> float | int:
+def _value(strategy: Strategy, key: str, raw: str,
+           source: str | PathLike[str] | None) -> Number:
+    """``raw`` as the type of the parameter's default; InputError for another text."""
+    default = strategy.param(key, source=source).default
     try:
         return int(raw) if isinstance(default, int) else float(raw)
     except ValueError:
         kind = "an integer" if isinstance(default, int) else "a number"
-        raise ValueError(f"parameter {key} must be {kind}, got {raw!r}") from None
+        raise InputError(f"parameter {key} must be {kind}, got {raw!r}", path=source) from None
 
 
 def is_adaptive(spec: StrategySpec) -> bool:
@@ -162,17 +208,18 @@ def is_adaptive(spec: StrategySpec) -> bool:
 def make_policy(
     spec: StrategySpec | str, pool: Pool, *, seed: int = 0, rel: int = 1
 ) -> JudgingPolicy:
-    """The judging policy for ``spec`` over ``pool``. Raises ValueError for bad parameters."""
+    """The judging policy for ``spec`` over ``pool``. Raises InputError for a bad name,
+    parameter or seed."""
     if isinstance(spec, str):
         spec = parse_strategy(spec)
     if not is_adaptive(spec):
         from pooling.policy import StaticPolicy
         from pooling.static_orders import static_order
 
-        order = static_order(pool, spec.name, **spec.kwargs())
+        order = static_order(pool, spec.name, **dict(spec.params))
         return StaticPolicy(str(spec), pool, order, rel=rel)
     from pooling.adaptive import AdaptivePolicy
 
-    policy = AdaptivePolicy(spec.name, pool, seed=seed, rel=rel, **spec.kwargs())
+    policy = AdaptivePolicy(spec.name, pool, seed=seed, rel=rel, **dict(spec.params))
     policy.name = str(spec)
     return policy

@@ -6,5 +6,5 @@
 - :mod:`~annotate.autojudge.client`: one pair asked under the retry policy;
 - :mod:`~annotate.autojudge.runner`: a run over a campaign, one transaction per label.
 
-The SQL lives in :mod:`annotate.store_autojudge`; ``openai`` is imported only by the client.
+The SQL lives in :mod:`annotate.store.autojudge`; ``openai`` is imported only by the client.
 """

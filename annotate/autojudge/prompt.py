@@ -23,7 +23,7 @@ from pathlib import Path
 
 from annotate.records import LabelScale, PairView
 from pooljudge.errors import InputError
-from pooljudge.fileio import read_text
+from pooljudge.formats.files import read_text
 
 __all__ = ["DEFAULT_TEMPLATE", "FIELDS", "Prompt", "PromptTemplate", "corrective_message",
            "describe_scale"]

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
+from pooljudge.errors import UsageError
+
 __all__ = ["RETRY_STATUSES", "RetryPolicy", "parse_retry_after", "retryable_status"]
 
 RETRY_STATUSES = frozenset({408, 409, 429})
@@ -64,7 +66,8 @@ def _number(text: str) -> float | None:
 
 @dataclass
 class RetryPolicy:
-    """Attempts and waits (seconds); ``rng`` draws the jitter (seed it in tests)."""
+    """Attempts and waits (seconds); ``rng`` draws the jitter (seed it in tests). UsageError
+    for ``max_attempts`` below 1 or a negative wait."""
 
     max_attempts: int = 6
     base: float = 0.5
@@ -74,9 +77,9 @@ class RetryPolicy:
 
     def __post_init__(self) -> None:
         if self.max_attempts < 1:
-            raise ValueError(f"max_attempts must be at least 1, got {self.max_attempts}")
+            raise UsageError(f"max_attempts must be at least 1, got {self.max_attempts}")
         if not (self.base >= 0 and self.cap >= 0 and self.max_retry_after >= 0):
-            raise ValueError("waits must be >= 0")
+            raise UsageError("waits must be >= 0")
 
     def delay(self, attempts: int, retry_after: float | None = None) -> float:
         """Seconds to wait after ``attempts`` failed attempts (see the module docstring)."""

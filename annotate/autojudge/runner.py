@@ -22,15 +22,15 @@ import signal
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-import sqlalchemy as sa
+from sqlalchemy import Engine
 
 from annotate import store
 from annotate.autojudge.client import Failure, Judge, Verdict
 from annotate.autojudge.prompt import PromptTemplate
-from annotate.db import session_scope
 from annotate.records import CampaignInfo
+from annotate.store import session_scope
 from pooljudge.errors import PoolJudgeError, UsageError
-from pooljudge.fileio import progress
+from pooljudge.progress import progress
 
 __all__ = ["Plan", "Run", "Summary", "plan_run"]
 
@@ -89,7 +89,7 @@ class Summary:
         return text + "."
 
 
-def plan_run(engine: sa.Engine, *, campaign: str, name: str, pairs: str,
+def plan_run(engine: Engine, *, campaign: str, name: str, pairs: str,
              limit: int | None) -> Plan:
     """List the pairs left to the judge ``name`` (at most ``limit``); writes nothing."""
     with session_scope(engine, readonly=True) as session:
@@ -105,7 +105,7 @@ def plan_run(engine: sa.Engine, *, campaign: str, name: str, pairs: str,
 class Run:
     """An asynchronous run of ``judge`` over ``plan`` (see the module docstring)."""
 
-    engine: sa.Engine
+    engine: Engine
     plan: Plan
     judge: Judge
     template: PromptTemplate
@@ -290,7 +290,7 @@ class Run:
                     with session_scope(self.engine) as session:
                         found = store.auto_judge(session, campaign=self.plan.campaign.name,
                                                  name=self.plan.judge_name)
-                except sa.exc.IntegrityError:
+                except store.DuplicateWrite:
                     if attempt:
                         raise
                     continue  # created by another process meanwhile: found next time

@@ -3,8 +3,9 @@
 The runs come from three retrieval methods (:mod:`annotate.demo.retrieval`) over two query
 forms: the title alone (what a user types) for TF-IDF, BM25 and character n-grams, and title plus
 description for a second BM25 run. They are pooled to ``depth`` with :func:`pooling.build_pool`
-and ordered by reciprocal rank fusion, so the annotators see the likeliest-relevant documents
-first. Nothing is random: the same Python version gives the same collection byte for byte.
+and ordered by reciprocal rank fusion (:func:`annotate.campaigns.ordered_pool`), so the
+annotators see the likeliest-relevant documents first. Nothing is random: the same Python
+version gives the same collection byte for byte.
 """
 
 from __future__ import annotations
@@ -14,13 +15,13 @@ from pathlib import Path
 
 import pandas as pd
 
+from annotate.campaigns import ordered_pool
 from annotate.demo.corpus import stdlib_documents
 from annotate.demo.needs import topics_frame
 from annotate.demo.retrieval import bm25_run, chargram_run, tfidf_run
-from pooling.pool import apply_budget, build_pool
-from pooling.static_orders import static_order
-from pooljudge.fileio import atomic_writer
-from pooljudge.trec import write_pool, write_run
+from pooling.pool import build_pool
+from pooljudge.formats.files import atomic_writer
+from pooljudge.formats.trec import write_pool, write_run
 
 __all__ = ["DemoCollection", "build_collection", "write_collection"]
 
@@ -55,10 +56,7 @@ def build_collection(*, depth: int = 10, run_depth: int = 100) -> DemoCollection
         "bm25-desc": bm25_run(documents, verbose, depth=run_depth, tag="bm25-desc"),
         "chargram-title": chargram_run(documents, titles, depth=run_depth, tag="chargram-title"),
     }
-    pool = build_pool(runs, depth)
-    ordered = apply_budget(pool, static_order(pool, "rrf"))
-    return DemoCollection(topics, documents, runs, ordered[["topic", "doc", "order",
-                                                            "best_rank", "runs"]])
+    return DemoCollection(topics, documents, runs, ordered_pool(build_pool(runs, depth), "rrf"))
 
 
 def write_collection(collection: DemoCollection, folder: Path) -> None:

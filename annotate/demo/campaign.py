@@ -10,14 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import pandas as pd
 from sqlalchemy import Engine
 
-from annotate import store
-from annotate.db import session_scope
+from annotate.campaigns import CampaignSettings, create_campaign
 from annotate.demo.build import DEMO_GUIDELINES, DemoCollection
+from annotate.links import login_link
 from annotate.records import Label, LabelScale
-from pooljudge.fileio import atomic_writer
+from pooljudge.formats.files import atomic_writer, read_utf8
 
 __all__ = ["DEMO_CAMPAIGN", "DEMO_PEOPLE", "DemoLink", "create_demo_campaign", "read_links"]
 
@@ -25,6 +24,7 @@ DEMO_CAMPAIGN = "python-docs"
 # (name, role): one admin and two annotators, who each judge every pair (overlap 2).
 DEMO_PEOPLE: tuple[tuple[str, str], ...] = (
     ("demo-admin", "admin"), ("ada", "annotator"), ("brian", "annotator"))
+_HEADER = ("role", "name", "path")  # of links.tsv
 DEMO_SCALE = LabelScale((
     Label(0, "Not relevant", "Does not help with the information need, or only mentions it."),
     Label(1, "Relevant", "Answers the need, or a substantial part of it, as the narrative says."),
@@ -42,27 +42,22 @@ class DemoLink:
 
 def create_demo_campaign(engine: Engine, collection: DemoCollection, links: Path, *,
                          overlap: int = 2) -> list[DemoLink]:
-    """Store the campaign and its people in one transaction; write their links to ``links``."""
-    with session_scope(engine) as session:
-        store.create_campaign(
-            session, name=DEMO_CAMPAIGN, scale=DEMO_SCALE, overlap=overlap, order="pool",
-            guidelines=DEMO_GUIDELINES, topics=collection.topics,
-            documents=collection.documents, pool=collection.pool, cannot_judge=True,
-        )
-        people = [
-            DemoLink(role, name, "/?token=" + store.add_annotator(
-                session, campaign=DEMO_CAMPAIGN, name=name, role=role))
-            for name, role in DEMO_PEOPLE
-        ]
-    frame = pd.DataFrame([(p.role, p.name, p.path) for p in people],
-                         columns=["role", "name", "path"])
+    """Store the campaign and its people in one transaction (:mod:`annotate.campaigns`, from
+    the collection's pool; no run ranks); write their links to ``links``."""
+    settings = CampaignSettings(name=DEMO_CAMPAIGN, scale=DEMO_SCALE, overlap=overlap,
+                                order="pool", guidelines=DEMO_GUIDELINES, cannot_judge=True,
+                                people=DEMO_PEOPLE)
+    created = create_campaign(engine, settings, topics=collection.topics,
+                              documents=collection.documents, pool=collection.pool)
+    people = [DemoLink(role, name, login_link("", token)) for role, name, token in created.people]
     with atomic_writer(links) as handle:
-        frame.to_csv(handle, sep="\t", index=False, lineterminator="\n")
+        rows = [_HEADER, *((p.role, p.name, p.path) for p in people)]
+        handle.writelines("\t".join(row) + "\n" for row in rows)
     return people
 
 
 def read_links(links: Path) -> list[DemoLink]:
-    """The links written by :func:`create_demo_campaign`."""
-    frame = pd.read_csv(links, sep="\t", dtype=str, keep_default_na=False)
-    return [DemoLink(r, n, p) for r, n, p in zip(frame["role"], frame["name"], frame["path"],
-                                                 strict=True)]
+    """The links written by :func:`create_demo_campaign`: after the header, one
+    ``role<TAB>name<TAB>path`` line each."""
+    lines = read_utf8(links).splitlines()[1:]
+    return [DemoLink(*line.split("\t")) for line in lines if line]

@@ -1,1 +1,2 @@
-"""Controllers and view helpers of the Streamlit app; pages in ``annotate/pages`` call these."""
+"""Controllers and views of the Streamlit app; the page scripts in ``annotate/app_pages`` call
+them, and :mod:`annotate.ui.routes` lists the pages."""

@@ -2,16 +2,14 @@
 
 Rates use the store's judgment times: judgments per hour over the last 24 hours (by hour, for
 the chart). The time left is the one estimate the judging page shows too
-(:func:`annotate.store_progress.time_left`: judgments still needed / first judgments of all
-annotators in the last active hour), with the same words (:data:`~annotate.store_progress.PACE`).
+(:func:`annotate.store.time_left`: judgments still needed / first judgments of all
+annotators in the last active hour), with the same words (:data:`~annotate.store.PACE`).
 """
 
 from __future__ import annotations
 
 import io
-import tempfile
 from datetime import timedelta
-from pathlib import Path
 
 import pandas as pd
 import streamlit as st
@@ -20,14 +18,13 @@ from sqlalchemy import Engine
 from annotate import store
 from annotate.consensus import Policy, consensus_qrels
 from annotate.consensus_policies import PLAIN_POLICIES
-from annotate.db import session_scope
 from annotate.records import AnnotatorInfo, CampaignInfo
-from annotate.store_progress import PACE, time_left
+from annotate.store import PACE, session_scope, time_left
 from annotate.ui import keys
 from annotate.ui.annotator_stats import render_annotator_stats
 from annotate.ui.judge_stats import time_left_text
 from annotate.ui.render import duration_text
-from pooljudge.trec import write_cannot_judge, write_qrels
+from pooljudge.formats.trec import qrels_bytes, write_cannot_judge
 
 __all__ = ["hourly_rates", "pick_campaign", "render_export", "render_overview"]
 
@@ -101,7 +98,7 @@ def render_export(engine: Engine, campaign: CampaignInfo) -> None:
                 if campaign.cannot_judge or len(answers) else "")
     st.caption(f"{len(qrels)} judged pairs in the qrels; {len(every)} judgment rows in "
                f"total{answered}.")
-    qrels_text = _qrels_bytes(qrels)
+    qrels_text = qrels_bytes(qrels)
     a, b, c = st.columns(3)
     a.download_button("Download qrels", qrels_text, file_name=f"{campaign.name}.qrels",
                       mime="text/plain", key=keys.DOWNLOAD_QRELS, on_click="ignore")
@@ -129,14 +126,6 @@ def _answers_download(campaign: CampaignInfo, answers: pd.DataFrame) -> None:
                        text.getvalue(), file_name=f"{campaign.name}.cannot_judge.tsv",
                        mime="text/tab-separated-values", key=DOWNLOAD_CANNOT_JUDGE,
                        on_click="ignore")
-
-
-def _qrels_bytes(qrels: pd.DataFrame) -> bytes:
-    """The qrels exactly as ``pooljudge export`` writes them (pooljudge.trec.write_qrels)."""
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "qrels.txt"
-        write_qrels(qrels, path)
-        return path.read_bytes()
 
 
 def _tsv(frame: pd.DataFrame) -> str:

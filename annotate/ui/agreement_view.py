@@ -20,8 +20,8 @@ from sqlalchemy import Engine
 from annotate import store
 from annotate.agreement import agreement_report, annotator_counts
 from annotate.consensus import adjudication_queue, disagreements
-from annotate.db import session_scope
 from annotate.records import AnnotatorInfo, CampaignInfo, LabelScale
+from annotate.store import session_scope
 from annotate.ui import keys
 from annotate.ui.pair_panels import show_pair
 from annotate.ui.render import caption_html, md_escape, text_html

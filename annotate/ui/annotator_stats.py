@@ -4,7 +4,7 @@ One table (one row per participant: judgments, can't-judge answers, judged today
 seconds of a first judgment, pairs left, pairs co-judged and the mean Cohen's kappa with the
 others), a table of label shares, and a line chart of each person's share of relevant labels
 per block of :data:`BLOCK` judgments in the order written (drift). Definitions:
-:mod:`annotate.store_stats`. The figures read every judgment of the campaign, so they are
+:mod:`annotate.standing`. The figures read every judgment of the campaign, so they are
 cached for :data:`TTL` seconds per campaign.
 """
 
@@ -14,10 +14,9 @@ import pandas as pd
 import streamlit as st
 from sqlalchemy import Engine
 
-from annotate import store
-from annotate.db import session_scope
 from annotate.records import CampaignInfo
-from annotate.store_stats import AnnotatorStatistics
+from annotate.standing import AnnotatorStatistics, annotator_statistics
+from annotate.store import session_scope
 
 __all__ = ["BLOCK", "TTL", "label_table", "render_annotator_stats"]
 
@@ -27,9 +26,9 @@ TTL = 120
 
 @st.cache_data(ttl=TTL, show_spinner=False)
 def _statistics(_engine: Engine, url: str, campaign: str) -> AnnotatorStatistics:
-    """:func:`annotate.store.annotator_statistics` of ``campaign`` at ``url`` (cached)."""
+    """:func:`annotate.standing.annotator_statistics` of ``campaign`` at ``url`` (cached)."""
     with session_scope(_engine, readonly=True) as session:
-        return store.annotator_statistics(session, campaign=campaign, block=BLOCK)
+        return annotator_statistics(session, campaign=campaign, block=BLOCK)
 
 
 def label_table(labels: pd.DataFrame) -> pd.DataFrame:

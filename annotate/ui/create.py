@@ -8,42 +8,40 @@ from a JSON file in the format of ``pooljudge init --scale FILE.json``; it sits 
 so that choosing a start refills it at once. The judging page's keys are an optional JSON key
 map (as ``pooljudge init --keys FILE.json``), checked against the scale before anything is
 stored. Answers: the campaign may offer "I can't judge this" (a reason is asked) and name the
-labels whose choice needs a rationale (as ``pooljudge init --cannot-judge --rationale``). The
-campaign and its people are stored in one
+labels whose choice needs a rationale (as ``pooljudge init --cannot-judge --rationale``).
+:mod:`annotate.campaigns` pools, checks and stores the campaign and its people in one
 transaction (all or nothing); the new login links are shown once, to copy (tokens are stored
 only as hashes).
 
-:func:`create_campaign` takes parsed inputs and :func:`create_from_uploads` file-like objects
-(``.name`` and ``.getvalue()``), so both are usable without the page.
+:func:`create_from_uploads` takes file-like objects (``.name`` and ``.getvalue()``), so it is
+usable without the page.
 """
 
 from __future__ import annotations
 
 import json
 import zlib
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
+from typing import TypedDict
 
 import pandas as pd
 import streamlit as st
 from sqlalchemy import Engine
 
-from annotate import store
-from annotate.adaptive_queue import run_ranks
-from annotate.db import session_scope
+from annotate.campaigns import CampaignSettings, create_campaign
 from annotate.keymap import ACTIONS, DEFAULT_KEYS, NAMED_KEYS, KeyMap
-from annotate.records import ADAPTIVE_ORDERS, JUDGING_ORDERS, LabelScale
+from annotate.links import login_link
+from annotate.records import LabelScale
 from annotate.ui import keys
-from annotate.ui.people import Link, add_people, app_address, parse_people, show_links
+from annotate.ui.people import Link, app_address, parse_people, show_links
 from annotate.ui.render import md_escape
 from annotate.ui.uploads import read_uploaded_documents, read_uploaded_runs, read_uploaded_topics
-from pooling.pool import Pool, apply_budget, build_pool
-from pooling.static_orders import STATIC_ORDERS, static_order
+from pooling.orders import ADAPTIVE_ORDERS, JUDGING_ORDERS
+from pooling.strategies import strategies
 from pooljudge.errors import InputError
 
-__all__ = ["SCALES", "SCALE_FROM_FILE", "CampaignSettings", "create_campaign",
-           "create_from_uploads", "keymap_from_text", "render_create", "scale_from_table",
-           "scale_table"]
+__all__ = ["SCALES", "SCALE_FROM_FILE", "Pooling", "create_from_uploads", "keymap_from_text",
+           "render_create", "scale_from_table", "scale_table"]
 
 SCALES = {"binary (0–1)": (0, 1), "graded 0–2": (0, 2), "graded 0–3": (0, 3)}
 SCALE_FROM_FILE = "a JSON file (as `pooljudge init --scale FILE.json`)"
@@ -60,58 +58,30 @@ KEYS_HELP = (
     + ". c and r are Streamlit's; Esc and Enter leave the comment box.")
 
 
-@dataclass(frozen=True)
-class CampaignSettings:
-    """What the form asks besides the files; ``budget`` None pools the whole depth."""
+class Pooling(TypedDict):
+    """The form's pooling, as keywords of :func:`annotate.campaigns.plan_campaign`: each run's
+    top ``depth``, ordered by static ``strategy``, cut to ``budget`` pairs per topic (None: all)."""
 
-    name: str
     depth: int
+    strategy: str
     budget: int | None
-    pooling: str
-    scale: LabelScale
-    overlap: int
-    queue: str
-    guidelines: str = ""
-    show_others_labels: bool = False
-    people: tuple[tuple[str, str], ...] = ()
-    keymap: KeyMap | None = None
-    cannot_judge: bool = False
-    rationale_labels: tuple[int, ...] = ()
-    highlight_narrative: bool = False
 
 
-def create_campaign(engine: Engine, settings: CampaignSettings, *, topics: pd.DataFrame,
-                    documents: pd.DataFrame, runs: Mapping[str, pd.DataFrame]) -> list[Link]:
-    """Pool ``runs``, store the campaign and its people in one transaction; the login links.
+def create_from_uploads(engine: Engine, settings: CampaignSettings, *, pooling: Pooling,
+                        topics, documents: Sequence, runs: Sequence) -> list[Link]:
+    """Read the uploads (:mod:`annotate.ui.uploads`), pool the runs as ``pooling`` says and
+    create the campaign with :func:`annotate.campaigns.create_campaign`; the people's links.
 
-    InputError or ValueError (and nothing stored) for bad settings, a run naming a topic the
-    topics file lacks or a document the documents lack, an existing campaign or person name.
+    InputError (and nothing stored) for a missing input, a bad file or setting, a
+    run naming a topic or document that was not uploaded, an existing campaign or person name.
     """
-    pool = build_pool(runs, settings.depth)
-    _check_runs(pool, topics, documents)
-    ordered = apply_budget(pool, static_order(pool, settings.pooling), budget=settings.budget)
-    address = app_address()
-    with session_scope(engine) as session:
-        store.create_campaign(
-            session, name=settings.name, scale=settings.scale, overlap=settings.overlap,
-            order=settings.queue, guidelines=settings.guidelines,
-            show_others_labels=settings.show_others_labels, topics=topics, documents=documents,
-            pool=ordered[["topic", "doc", "order", "best_rank", "runs"]],
-            run_ranks=run_ranks(pool), keymap=settings.keymap,
-            cannot_judge=settings.cannot_judge, rationale_labels=settings.rationale_labels,
-            highlight_narrative=settings.highlight_narrative)
-        return add_people(session, campaign=settings.name, people=settings.people,
-                          address=address)
-
-
-def create_from_uploads(engine: Engine, settings: CampaignSettings, *, topics,
-                        documents: Sequence, runs: Sequence) -> list[Link]:
-    """:func:`create_campaign` from uploaded files (read by :mod:`annotate.ui.uploads`)."""
     if not settings.name or topics is None or not documents or not runs:
         raise InputError("a campaign needs a name, topics, documents and at least one run")
-    return create_campaign(engine, settings, topics=read_uploaded_topics(topics),
-                           documents=read_uploaded_documents(documents),
-                           runs=read_uploaded_runs(runs))
+    address = app_address()
+    created = create_campaign(engine, settings, topics=read_uploaded_topics(topics),
+                              documents=read_uploaded_documents(documents),
+                              runs=read_uploaded_runs(runs), **pooling)
+    return [(role, name, login_link(address, token)) for role, name, token in created.people]
 
 
 def scale_table(scale: LabelScale) -> pd.DataFrame:
@@ -146,7 +116,7 @@ def render_create(engine: Engine) -> None:
     scale = _scale_input()
     st.subheader("Campaign")
     with st.form(keys.CREATE_FORM):
-        values, files = _form_inputs()
+        values, pooling, files = _form_inputs()
         values |= _answer_inputs(scale)
         submitted = st.form_submit_button("Create campaign", key=keys.CREATE_SUBMIT)
     if not submitted:
@@ -157,8 +127,8 @@ def render_create(engine: Engine) -> None:
         people = tuple(parse_people(values.pop("people")))
         keymap = keymap_from_text(values.pop("keys"), scale)
         settings = CampaignSettings(scale=scale, people=people, keymap=keymap, **values)
-        links = create_from_uploads(engine, settings, **files)
-    except (InputError, ValueError) as exc:
+        links = create_from_uploads(engine, settings, pooling=pooling, **files)
+    except InputError as exc:
         st.error(md_escape(f"Nothing was created: {exc}"))
         return
     st.session_state[keys.NEW_LINKS] = (settings.name, links)
@@ -195,8 +165,8 @@ def _scale_input() -> LabelScale | None:
         return None
 
 
-def _form_inputs() -> tuple[dict, dict]:
-    """The form's widgets: settings (people still as text) and the uploaded files."""
+def _form_inputs() -> tuple[dict, Pooling, dict]:
+    """The form's widgets: settings (people and keys still as text), pooling, the uploads."""
     name = st.text_input("Campaign name", key=keys.CREATE_NAME)
     files = {"topics": _uploader("Topics (TREC topics, TSV or JSONL)", key=keys.CREATE_TOPICS),
              "documents": _uploader("Documents (JSONL, TSV or TREC `<DOC>`)", key=keys.CREATE_DOCS,
@@ -206,8 +176,8 @@ def _form_inputs() -> tuple[dict, dict]:
     depth = left.number_input("Pool depth", min_value=1, value=10, key=keys.CREATE_DEPTH)
     budget = middle.number_input("Budget per topic (0 = whole pool)", min_value=0, value=0,
                                  key=keys.CREATE_BUDGET)
-    pooling = right.selectbox("Judging order (pooling)", list(STATIC_ORDERS), index=0,
-                              key=keys.CREATE_POOLING)
+    pooling = right.selectbox("Judging order (pooling)", [s.name for s in strategies("static")],
+                              index=0, key=keys.CREATE_POOLING)
     left, right = st.columns(2)
     overlap = left.number_input("Annotators per pair (overlap)", min_value=1, value=1,
                                 key=keys.CREATE_OVERLAP)
@@ -223,11 +193,10 @@ def _form_inputs() -> tuple[dict, dict]:
     keymap = st.text_area("Keys of the judging page (optional JSON, action: key; empty for "
                           "the defaults)", key=keys.CREATE_KEYS, placeholder=KEYS_EXAMPLE,
                           help=KEYS_HELP)
-    return {"name": name.strip(), "depth": int(depth), "budget": int(budget) or None,
-            "pooling": pooling, "overlap": int(overlap), "queue": queue,
+    return {"name": name.strip(), "overlap": int(overlap), "order": queue,
             "guidelines": guidelines, "show_others_labels": bool(show_others),
-            "highlight_narrative": bool(narrative),
-            "people": people, "keys": keymap}, files
+            "highlight_narrative": bool(narrative), "people": people, "keys": keymap}, \
+        Pooling(depth=int(depth), strategy=pooling, budget=int(budget) or None), files
 
 
 def _answer_inputs(scale: LabelScale | None) -> dict:
@@ -262,18 +231,6 @@ def _scale_from_json(data: bytes, name: str) -> LabelScale:
         raise InputError(f"not a JSON label scale: {exc}", path=name,
                          line=getattr(exc, "lineno", None)) from None
     return LabelScale.from_data(decoded, source=name)
-
-
-def _check_runs(pool: Pool, topics: pd.DataFrame, documents: pd.DataFrame) -> None:
-    """InputError naming the first pooled pair whose topic or document was not uploaded."""
-    pairs = pool.pairs
-    for column, known, what in (("topic", topics["id"], "topics"),
-                                ("doc", documents["id"], "documents")):
-        unknown = ~pairs[column].astype(str).isin(set(known.astype(str)))
-        if unknown.any():
-            row = pairs.loc[unknown].iloc[0]
-            raise InputError(f"run(s) {row['runs']} retrieve topic {row['topic']}, document "
-                             f"{row['doc']}, but the {what} have no {row[column]}")
 
 
 def _text(value: object) -> str:

@@ -15,8 +15,8 @@ from sqlalchemy import Engine
 
 from annotate import store
 from annotate.consensus import Policy, consensus_qrels
-from annotate.db import session_scope
 from annotate.records import CampaignInfo
+from annotate.store import session_scope
 from annotate.ui import keys
 from annotate.ui.evaluate_panels import render_run_views
 from annotate.ui.render import md_escape

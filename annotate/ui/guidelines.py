@@ -18,8 +18,8 @@ import streamlit as st
 from sqlalchemy import Engine
 
 from annotate import store
-from annotate.db import session_scope
 from annotate.records import AnnotatorInfo, CampaignInfo
+from annotate.store import session_scope
 from annotate.ui.render import md_escape, text_html
 from pooljudge.errors import InputError, StorageError
 

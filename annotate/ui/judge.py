@@ -38,11 +38,9 @@ import streamlit as st
 from sqlalchemy import Engine
 
 from annotate import store
-from annotate.db import session_scope
 from annotate.keymap import KeyMap, label_action
 from annotate.records import AnnotatorInfo, CampaignInfo, JudgmentRecord, PairView
-from annotate.store import DuplicateWrite
-from annotate.store_progress import TimeLeft, time_left
+from annotate.store import DuplicateWrite, TimeLeft, session_scope, time_left
 from annotate.ui import (
     guidelines,
     judge_recent,

@@ -23,10 +23,9 @@ import streamlit as st
 from sqlalchemy import Engine
 
 from annotate import store
-from annotate.db import session_scope
 from annotate.keymap import KeyMap
 from annotate.records import AnnotatorInfo, CampaignInfo, JudgmentRecord, PairView
-from annotate.store import RecentJudgment
+from annotate.store import RecentJudgment, session_scope
 from annotate.ui import keys
 from annotate.ui.render import caption_html, md_escape
 from pooljudge.errors import InputError, StorageError

@@ -3,13 +3,13 @@
 The panel is one caption line under the progress bars (it keeps the label buttons and the
 document's start in a laptop's first screen): pairs judged today (UTC day) and can't-judge
 answers, the median seconds of first judgments and each label's share among the annotator's
-newest :data:`annotate.store_stats.RECENT` judgments, and the pairs left for them (from the
-progress counters). Its figures come from :func:`annotate.store.standing`, read in the
+newest :data:`annotate.standing.RECENT` judgments, and the pairs left for them (from the
+progress counters). Its figures come from :func:`annotate.standing.standing`, read in the
 judging fragment's one read-only transaction: a bounded walk of the index ``(annotator_id,
 created_at)``, never an aggregation over all judgments.
 
 :func:`time_left_text` is the campaign's time left in the words the judging page and the
-Overview both show (:func:`annotate.store_progress.time_left`, :data:`PACE`).
+Overview both show (:func:`annotate.store.time_left`, :data:`PACE`).
 """
 
 from __future__ import annotations
@@ -20,10 +20,9 @@ import pandas as pd
 import streamlit as st
 from sqlmodel import Session
 
-from annotate import store
 from annotate.records import AnnotatorInfo, CampaignInfo
-from annotate.store_progress import PACE, TimeLeft
-from annotate.store_stats import Standing
+from annotate.standing import Standing, standing
+from annotate.store import PACE, TimeLeft
 from annotate.ui.render import duration_text
 
 __all__ = ["STANDING_CLASS", "read_standing", "render_standing", "standing_html",
@@ -42,8 +41,8 @@ def read_standing(session: Session, user: AnnotatorInfo, campaign: CampaignInfo,
                   progress: pd.DataFrame) -> Standing:
     """The annotator's figures, read in the caller's transaction (``progress``: the page's
     :func:`annotate.store.progress` frame with ``annotator_done``)."""
-    return store.standing(session, annotator_id=user.id, scale=campaign.scale,
-                          progress_frame=progress)
+    return standing(session, annotator_id=user.id, scale=campaign.scale,
+                    progress_frame=progress)
 
 
 def standing_html(stand: Standing, campaign: CampaignInfo) -> str:

@@ -2,7 +2,7 @@
 
 A pair's terms are the topic's (title and description words and quoted phrases, the narrative's
 too when the campaign says so: :func:`annotate.highlight.topic_terms`), the campaign's for the
-topic (set by an admin) and the annotator's own for the topic (:mod:`annotate.store_terms`).
+topic (set by an admin) and the annotator's own for the topic (:mod:`annotate.store.terms`).
 
 On the topic card an expander "Highlight terms" (closed by default; it remembers being opened)
 lists them and lets the annotator add a term (a text box in a form: Enter adds it and gives the
@@ -26,9 +26,9 @@ import streamlit as st
 from sqlalchemy import Engine
 
 from annotate import store
-from annotate.db import session_scope
 from annotate.highlight import topic_terms
 from annotate.records import AnnotatorInfo, CampaignInfo, PairView
+from annotate.store import session_scope
 from annotate.ui.render import caption_html, md_escape
 from pooljudge.errors import InputError, StorageError
 

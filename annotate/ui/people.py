@@ -18,9 +18,9 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from annotate import store
-from annotate.db import session_scope
 from annotate.links import DEFAULT_APP_URL, configured_address, login_link
 from annotate.records import ANNOTATOR_ROLES, AnnotatorInfo, CampaignInfo
+from annotate.store import session_scope
 from annotate.ui import guidelines, keys
 from annotate.ui.render import md_escape
 from pooljudge.errors import InputError

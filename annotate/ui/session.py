@@ -13,8 +13,8 @@ import streamlit as st
 from sqlalchemy import Engine
 
 from annotate import store
-from annotate.db import database_url, open_engine, session_scope
 from annotate.records import AnnotatorInfo
+from annotate.store import database_url, open_engine, session_scope
 from annotate.ui import keys, routes
 
 __all__ = ["engine", "login", "require_page", "require_role", "show_login_problem", "user"]

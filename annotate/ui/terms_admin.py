@@ -15,11 +15,11 @@ import streamlit as st
 from sqlalchemy import Engine
 
 from annotate import store
-from annotate.db import session_scope
 from annotate.records import CampaignInfo
+from annotate.store import session_scope
 from annotate.ui.render import md_escape
 from pooljudge.errors import InputError, StorageError
-from pooljudge.terms_format import MAX_TERM_LENGTH, MAX_TERMS, clean_term
+from pooljudge.formats.terms import MAX_TERM_LENGTH, MAX_TERMS, clean_term
 
 __all__ = ["TERMS_FLASH", "TERMS_SAVE", "TERMS_TOPIC", "parse_lines", "render_terms",
            "terms_text_key"]

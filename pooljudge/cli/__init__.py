@@ -1,8 +1,11 @@
 """The command line: ``pooljudge COMMAND ...``. This package is the only place that wires modules.
 
-Each command lives in a module of this package exposing ``register(subparsers)``; the parser
-stores a handler in ``args.handler``. Input and usage errors print one line and exit 2; no
-traceback ever reaches the user for bad input.
+Each command lives in a module of this package exposing ``register(subparsers: Subcommands)``;
+the parser stores a handler in ``args.handler``. Input and usage errors print one line and exit
+2; no traceback ever reaches the user for bad input. Shared by several commands:
+:mod:`~pooljudge.cli.options` (option adders, ``type=`` checkers), :mod:`~pooljudge.cli.inputs`
+(runs read from paths, the database of ``--db``), :mod:`~pooljudge.cli.output` (table, TSV and
+JSON output, warnings).
 """
 
 from __future__ import annotations
@@ -13,10 +16,11 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any, Protocol
 
 from pooljudge import __version__
 from pooljudge.errors import PoolJudgeError
-from pooljudge.fileio import STDOUT_NAME
+from pooljudge.formats.files import STDOUT_NAME
 
 DESCRIPTION = (
     "pooljudge: pool TREC runs, judge them in the browser, measure agreement, export qrels "
@@ -46,6 +50,15 @@ COMMANDS: dict[str, str] = {
     "calibrate": "calibrate_cmd",
 }
 COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(COMMANDS.values()))
+
+
+class Subcommands(Protocol):
+    """What ``register`` receives: the collection of sub-commands ``add_subparsers`` returns
+    (argparse's class for it is private)."""
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        """A new sub-command ``name``; ``kwargs`` are those of ``ArgumentParser``."""
+        ...
 
 
 class _Parser(argparse.ArgumentParser):

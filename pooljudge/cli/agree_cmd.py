@@ -6,9 +6,17 @@ import argparse
 import json
 from typing import TYPE_CHECKING
 
-from pooljudge.cli.common import add_db_option, open_database
-from pooljudge.cli.options import MAX_RESAMPLES, int_range, nonnegative_int, open_unit, seed
-from pooljudge.fileio import atomic_writer
+from pooljudge.cli import Subcommands
+from pooljudge.cli.inputs import open_database
+from pooljudge.cli.options import (
+    MAX_RESAMPLES,
+    add_db_option,
+    int_range,
+    nonnegative_int,
+    open_unit,
+    seed,
+)
+from pooljudge.formats.files import atomic_writer
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -18,7 +26,7 @@ __all__ = ["register", "render_table"]
 _UNDEFINED = "undefined"
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Subcommands) -> None:
     parser = subparsers.add_parser(
         "agree", help="agreement between annotators (kappa, alpha, specific agreement)",
         description="For every two annotators: shared pairs, raw agreement, Cohen's kappa "
@@ -47,11 +55,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _agree(args: argparse.Namespace) -> int:
     from annotate.agreement import BootstrapSpec, agreement_report
-    from annotate.db import session_scope
     from annotate.store import (
         cannot_judge_answers,
         get_campaign,
         judgments_frame,
+        session_scope,
         suggestions_shown,
     )
 

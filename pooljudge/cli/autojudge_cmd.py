@@ -15,8 +15,10 @@ import os
 import sys
 from urllib.parse import urlsplit
 
-from pooljudge.cli.common import add_db_option, open_database, print_frame
-from pooljudge.cli.options import positive_int
+from pooljudge.cli import Subcommands
+from pooljudge.cli.inputs import open_database
+from pooljudge.cli.options import add_db_option, positive_int
+from pooljudge.cli.output import print_frame
 from pooljudge.errors import UsageError
 
 __all__ = ["register"]
@@ -43,7 +45,7 @@ def _positive_float(text: str) -> float:
     return value
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Subcommands) -> None:
     parser = subparsers.add_parser(
         "autojudge", help="label a campaign's pairs with an LLM (OpenAI-compatible server)",
         description="Label a campaign's pairs with an LLM served by any OpenAI-compatible "
@@ -153,8 +155,7 @@ def _judge(args, engine, *, base_url: str, model: str, template, api_key: str) -
 
 
 def _list_failures(args: argparse.Namespace) -> int:
-    from annotate.db import session_scope
-    from annotate.store import auto_failures
+    from annotate.store import auto_failures, session_scope
 
     with open_database(args) as engine, session_scope(engine, readonly=True) as session:
         frame = auto_failures(session, campaign=args.campaign, name=args.name)

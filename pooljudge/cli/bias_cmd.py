@@ -10,27 +10,29 @@ from __future__ import annotations
 
 import argparse
 
-from pooljudge.cli.options import MAX_DEPTH, int_range, positive_int, summary
-from pooljudge.cli.trust_common import (
+from pooljudge.cli import Subcommands
+from pooljudge.cli.inputs import read_runs
+from pooljudge.cli.options import (
+    MAX_DEPTH,
     add_compat_option,
     add_format_option,
     add_measure_option,
-    emit,
+    add_qrels_runs,
+    int_range,
     measures_from,
-    read_runs,
-    render,
-    warn,
+    positive_int,
+    summary,
 )
+from pooljudge.cli.output import emit, render, warn
 from pooljudge.errors import InputError, UsageError
 
 HELP = "leave-one-run-out pool-bias test: scores with and without each run's pool share"
 DEFAULT = ("AP", "P@10", "nDCG@10")
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Subcommands) -> None:
     parser = subparsers.add_parser("bias", help=HELP, description=summary(__doc__))
-    parser.add_argument("qrels", metavar="QRELS", help="qrels file: topic iteration doc label")
-    parser.add_argument("runs", metavar="RUN", nargs="+", help="run files (plain or .gz)")
+    add_qrels_runs(parser)
     parser.add_argument("--depth", type=positive_int(MAX_DEPTH), required=True, metavar="K",
                         help="pool depth K")
     add_measure_option(parser, DEFAULT)
@@ -48,8 +50,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from metrics.bias import group_by_prefix, leave_out
-    from pooljudge.groups_format import read_run_groups
-    from pooljudge.trec import read_qrels
+    from pooljudge.formats.groups import read_run_groups
+    from pooljudge.formats.trec import read_qrels
 
     if args.depth < 1:
         raise UsageError(f"--depth must be at least 1, got {args.depth}")
@@ -57,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--group-prefix must be at least 1, got {args.group_prefix}")
     measures = measures_from(args)
     qrels = read_qrels(args.qrels)
-    runs = read_runs(args.runs)
+    runs = dict(read_runs(args.runs))
     groups = None
     if args.group_prefix is not None:
         groups = group_by_prefix(list(runs), args.group_prefix)

@@ -9,10 +9,12 @@ import sys
 from typing import TYPE_CHECKING
 
 from annotate.consensus_policies import DEFAULT_POLICY, DEFAULT_TIES, TIES
-from pooljudge.cli.common import add_db_option, open_database
+from pooljudge.cli import Subcommands
+from pooljudge.cli.inputs import open_database
 from pooljudge.cli.options import (
     MAX_COUNT,
     MAX_RESAMPLES,
+    add_db_option,
     int_range,
     nonnegative_int,
     open_unit,
@@ -20,7 +22,7 @@ from pooljudge.cli.options import (
     seed,
 )
 from pooljudge.errors import UsageError
-from pooljudge.fileio import atomic_writer
+from pooljudge.formats.files import atomic_writer
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -39,7 +41,7 @@ DESCRIPTION = (
     "'suggest' shows the judge's labels to people as suggestions.")
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Subcommands) -> None:
     parser = subparsers.add_parser("calibrate", help=HELP, description=DESCRIPTION)
     _add_judge(parser, required=False)
     parser.add_argument("--human-policy", default=DEFAULT_POLICY, metavar="POLICY",
@@ -101,8 +103,13 @@ def _add_judge(parser: argparse.ArgumentParser, *, required: bool) -> None:
 def _calibrate(args: argparse.Namespace) -> int:
     from annotate.calibration import calibrate, label_sources, paired_labels
     from annotate.consensus_policies import Policy
-    from annotate.db import session_scope
-    from annotate.store import get_campaign, judgments_frame, suggestions_shown, topic_pairs
+    from annotate.store import (
+        get_campaign,
+        judgments_frame,
+        session_scope,
+        suggestions_shown,
+        topic_pairs,
+    )
 
     for option, value in (("--campaign", args.campaign), ("--automatic", args.automatic)):
         if value is None:
@@ -182,8 +189,7 @@ def _text(frame: pd.DataFrame) -> str:
 
 def _sample(args: argparse.Namespace) -> int:
     from annotate.calibration import stratified_sample
-    from annotate.db import session_scope
-    from annotate.store import calibration_candidates, move_to_front
+    from annotate.store import calibration_candidates, move_to_front, session_scope
 
     with open_database(args) as engine, session_scope(engine) as session:
         candidates = calibration_candidates(session, campaign=args.campaign, judge=args.automatic)
@@ -199,8 +205,7 @@ def _sample(args: argparse.Namespace) -> int:
 
 
 def _suggest(args: argparse.Namespace) -> int:
-    from annotate.db import session_scope
-    from annotate.store import set_suggest_from
+    from annotate.store import session_scope, set_suggest_from
 
     with open_database(args) as engine, session_scope(engine) as session:
         set_suggest_from(session, campaign=args.campaign, name=None if args.off else args.judge)

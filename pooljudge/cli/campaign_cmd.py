@@ -9,14 +9,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from annotate.links import DEFAULT_APP_URL, URL_ENV, configured_address, login_link
-from annotate.records import ANNOTATOR_ROLES, ASSIGN_MODES, JUDGING_ORDERS, MAX_LABELS
+from annotate.records import ANNOTATOR_ROLES, ASSIGN_MODES, MAX_LABELS
+from pooling.orders import JUDGING_ORDERS
 from pooling.strategies import REGISTRY
-from pooljudge.cli.common import add_db_option, open_database, print_frame
-from pooljudge.cli.options import MAX_DEPTH, MAX_OVERLAP, positive_int, seed
+from pooljudge.cli import Subcommands
+from pooljudge.cli.inputs import open_database
+from pooljudge.cli.options import MAX_DEPTH, MAX_OVERLAP, add_db_option, positive_int, seed
+from pooljudge.cli.output import print_frame
 from pooljudge.errors import InputError, UsageError
-from pooljudge.fileio import read_text
+from pooljudge.formats.files import read_text
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     import pandas as pd
 
     from annotate.keymap import KeyMap
@@ -28,7 +33,7 @@ FORMAT_HELP = "table (default, aligned for reading) or tsv (a header, tab-separa
 _RANGE = re.compile(r"^(-?\d+)-(-?\d+)$")
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Subcommands) -> None:
     _register_init(subparsers)
     _register_annotators(subparsers)
     _register_campaigns(subparsers)
@@ -47,17 +52,17 @@ def parse_scale(spec: str):
             return LabelScale.range(int(match.group(1)), int(match.group(2)))
         if spec.endswith(".json") or Path(spec).is_file():
             return LabelScale.from_json(spec)
-    except ValueError as exc:
+    except ValueError as exc:  # int() of a bound with thousands of digits
         raise argparse.ArgumentTypeError(f"{spec}: {exc}") from None
-    except InputError as exc:  # names the file (and line) itself
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    except InputError as exc:  # a file names itself (and the line); a range does not
+        raise argparse.ArgumentTypeError(str(exc) if exc.path else f"{spec}: {exc}") from None
     raise argparse.ArgumentTypeError(
         f"{spec!r}: expected binary, LO-HI (such as 0-3) or a .json file")
 
 
 def _judging_order(text: str) -> str:
-    """``--order`` in its canonical form (see annotate.records.canonical_order)."""
-    from annotate.records import canonical_order
+    """``--order`` in its canonical form (see pooling.orders.canonical_order)."""
+    from pooling.orders import canonical_order
 
     try:
         return canonical_order(text)
@@ -65,7 +70,7 @@ def _judging_order(text: str) -> str:
         raise argparse.ArgumentTypeError(exc.message) from None
 
 
-def _register_init(subparsers: argparse._SubParsersAction) -> None:
+def _register_init(subparsers: Subcommands) -> None:
     adaptive = ", ".join(s.signature for s in REGISTRY.values() if s.kind == "adaptive")
     parser = subparsers.add_parser(
         "init", help="create a judging campaign from topics, documents and a pool",
@@ -121,33 +126,29 @@ def _register_init(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _init(args: argparse.Namespace) -> int:
-    from annotate.db import session_scope
-    from annotate.store import create_campaign
-    from pooljudge.collection import check_pool_members, read_documents, read_topics
-    from pooljudge.trec import read_pool
+    """Read the files, then :mod:`annotate.campaigns` checks them (before any database is
+    opened) and stores the campaign."""
+    from annotate.campaigns import CampaignSettings, plan_campaign, store_campaign
+    from pooljudge.formats.collection import read_documents, read_topics
+    from pooljudge.formats.trec import read_pool
 
     order = _order(args)
     scale = args.scale
     keymap = _keymap(args.keys, scale)
     _check_rationale(args.rationale, scale)
-    guidelines = read_text(args.guidelines, "guidelines") if args.guidelines else ""
-    topics = read_topics(args.topics)
-    documents = read_documents(args.docs)
-    pool = read_pool(args.pool)
-    check_pool_members(pool, topics, documents, args.pool)
-    ranks = _run_ranks(args, pool)
-    with open_database(args, create=True) as engine, session_scope(engine) as session:
-        info = create_campaign(
-            session, name=args.campaign, scale=scale, overlap=args.overlap, order=order,
-            assign_mode=args.assign, guidelines=guidelines,
-            show_others_labels=args.show_others_labels,
-            highlight_narrative=args.highlight_narrative, topics=topics, documents=documents,
-            pool=pool, run_ranks=ranks, seed=args.seed, keymap=keymap,
-            cannot_judge=args.cannot_judge, rationale_labels=args.rationale)
-        if args.suggest_from is not None:
-            from annotate.store import set_suggest_from
-
-            set_suggest_from(session, campaign=args.campaign, name=args.suggest_from)
+    settings = CampaignSettings(
+        name=args.campaign, scale=scale, overlap=args.overlap, order=order,
+        assign_mode=args.assign, show_others_labels=args.show_others_labels,
+        guidelines=read_text(args.guidelines, "guidelines") if args.guidelines else "",
+        cannot_judge=args.cannot_judge, rationale_labels=args.rationale,
+        highlight_narrative=args.highlight_narrative, keymap=keymap, seed=args.seed,
+        suggest_from=args.suggest_from)
+    plan = plan_campaign(settings, topics=read_topics(args.topics),
+                         documents=read_documents(args.docs), pool=read_pool(args.pool),
+                         pool_path=args.pool, runs=_runs(args), depth=args.depth)
+    with open_database(args, create=True) as engine:
+        info = store_campaign(engine, plan).info
+    pool = plan.pool
     print(f"campaign {info.name}: {pool['topic'].nunique()} topics, "
           f"{pool['doc'].nunique()} documents, {len(pool)} pairs, overlap {info.overlap}, "
           f"order {info.order}, assignment by {info.assign_mode}")
@@ -185,7 +186,7 @@ def _keymap(path: str | None, scale: LabelScale) -> KeyMap | None:
 def _order(args: argparse.Namespace) -> str:
     """The canonical ``--order``; an adaptive one, or ``--depth``, without ``--runs`` is a usage
     error."""
-    from annotate.records import adaptive_spec
+    from pooling.orders import adaptive_spec
 
     order = args.order
     if adaptive_spec(order) is not None and not args.runs:
@@ -196,19 +197,16 @@ def _order(args: argparse.Namespace) -> str:
     return order
 
 
-def _run_ranks(args: argparse.Namespace, pool: pd.DataFrame) -> pd.DataFrame | None:
-    """Each run's rank of the pooled pairs within its top ``--depth``, or None without --runs."""
+def _runs(args: argparse.Namespace) -> Iterator | None:
+    """``--runs``, read lazily (after the pool's check), or None without the option."""
     if not args.runs:
         return None
-    from annotate.adaptive_queue import run_ranks
-    from pooling import build_pool
-    from pooljudge.cli.pool_cmd import read_runs
+    from pooljudge.cli.inputs import read_runs
 
-    depth = args.depth or max(1, int(pool["best_rank"].max()))
-    return run_ranks(build_pool(read_runs(args.runs), depth))
+    return read_runs(args.runs)
 
 
-def _register_annotators(subparsers: argparse._SubParsersAction) -> None:
+def _register_annotators(subparsers: Subcommands) -> None:
     parser = subparsers.add_parser("annotators", help="add, list or remove annotators",
                                    description="Manage a campaign's annotators.")
     actions = parser.add_subparsers(title="actions", metavar="ACTION", parser_class=type(parser))
@@ -236,8 +234,7 @@ def _register_annotators(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _annotators_add(args: argparse.Namespace) -> int:
-    from annotate.db import session_scope
-    from annotate.store import add_annotator
+    from annotate.store import add_annotator, session_scope
 
     role = "admin" if args.admin else args.role
     with open_database(args) as engine, session_scope(engine) as session:
@@ -247,8 +244,7 @@ def _annotators_add(args: argparse.Namespace) -> int:
 
 
 def _annotators_list(args: argparse.Namespace) -> int:
-    from annotate.db import session_scope
-    from annotate.store import list_annotators
+    from annotate.store import list_annotators, session_scope
 
     with open_database(args) as engine, session_scope(engine, readonly=True) as session:
         frame = list_annotators(session, campaign=args.campaign, include_removed=args.all)
@@ -257,8 +253,7 @@ def _annotators_list(args: argparse.Namespace) -> int:
 
 
 def _annotators_remove(args: argparse.Namespace) -> int:
-    from annotate.db import session_scope
-    from annotate.store import remove_annotator
+    from annotate.store import remove_annotator, session_scope
 
     with open_database(args) as engine, session_scope(engine) as session:
         remove_annotator(session, campaign=args.campaign, name=args.name)
@@ -266,7 +261,7 @@ def _annotators_remove(args: argparse.Namespace) -> int:
     return 0
 
 
-def _register_campaigns(subparsers: argparse._SubParsersAction) -> None:
+def _register_campaigns(subparsers: Subcommands) -> None:
     parser = subparsers.add_parser("campaigns", help="list campaigns or show one's progress",
                                    description="List campaigns, or show one with its progress.")
     actions = parser.add_subparsers(title="actions", metavar="ACTION", parser_class=type(parser))
@@ -313,8 +308,7 @@ def _file_action(actions, name: str, handler, summary: str, description: str,
 def _campaigns_list(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from annotate.db import session_scope
-    from annotate.store import campaign_summary, list_campaigns
+    from annotate.store import campaign_summary, list_campaigns, session_scope
 
     with open_database(args) as engine, session_scope(engine, readonly=True) as session:
         rows = [campaign_summary(session, campaign=c.name) for c in list_campaigns(session)]
@@ -327,8 +321,7 @@ def _campaigns_list(args: argparse.Namespace) -> int:
 
 
 def _campaigns_show(args: argparse.Namespace) -> int:
-    from annotate.db import session_scope
-    from annotate.store import campaign_summary, progress
+    from annotate.store import campaign_summary, progress, session_scope
 
     with open_database(args) as engine, session_scope(engine, readonly=True) as session:
         summary = campaign_summary(session, campaign=args.campaign)
@@ -344,8 +337,7 @@ def _campaigns_show(args: argparse.Namespace) -> int:
 
 def _campaigns_check(args: argparse.Namespace) -> int:
     """Print each broken invariant (:func:`annotate.store.consistency_problems`); 1 if any."""
-    from annotate.db import session_scope
-    from annotate.store import consistency_problems
+    from annotate.store import consistency_problems, session_scope
 
     with open_database(args) as engine, session_scope(engine, readonly=True) as session:
         problems = consistency_problems(session, campaign=args.campaign)
@@ -362,9 +354,8 @@ def _campaigns_check(args: argparse.Namespace) -> int:
 def _campaigns_terms(args: argparse.Namespace) -> int:
     """Replace the terms of the file's topics, all or nothing; an unknown topic names its
     first line."""
-    from annotate.db import session_scope
-    from annotate.store import UnknownTopic, set_topic_terms
-    from pooljudge.terms_format import read_topic_terms
+    from annotate.store import UnknownTopic, session_scope, set_topic_terms
+    from pooljudge.formats.terms import read_topic_terms
 
     frame = read_topic_terms(args.file)
     first = frame.drop_duplicates("topic").set_index("topic")["line"]
@@ -380,8 +371,7 @@ def _campaigns_terms(args: argparse.Namespace) -> int:
 
 def _campaigns_guidelines(args: argparse.Namespace) -> int:
     """Store FILE as the campaign's guidelines; say whether they changed."""
-    from annotate.db import session_scope
-    from annotate.store import get_campaign, set_guidelines
+    from annotate.store import get_campaign, session_scope, set_guidelines
 
     text = read_text(args.file, "guidelines")
     with open_database(args) as engine, session_scope(engine) as session:

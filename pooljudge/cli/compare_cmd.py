@@ -10,33 +10,31 @@ difference and Cohen's d for paired samples. Fewer than 25 topics draw a warning
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
 
-from pooljudge.cli.options import MAX_RESAMPLES, positive_int, seed, summary
-from pooljudge.cli.trust_common import (
+from pooljudge.cli import Subcommands
+from pooljudge.cli.inputs import read_runs
+from pooljudge.cli.options import (
+    MAX_RESAMPLES,
     add_compat_option,
     add_format_option,
     add_measure_option,
-    emit,
+    add_qrels_runs,
     measures_from,
-    read_runs,
-    render,
-    warn,
+    positive_int,
+    seed,
+    summary,
 )
+from pooljudge.cli.output import emit, render, warn
 from pooljudge.errors import UsageError
-
-if TYPE_CHECKING:
-    pass
 
 HELP = "paired significance tests between runs (t-test, randomization, Holm, effect sizes)"
 DEFAULT = ("AP",)
 ALL = "all"
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Subcommands) -> None:
     parser = subparsers.add_parser("compare", help=HELP, description=summary(__doc__))
-    parser.add_argument("qrels", metavar="QRELS", help="qrels file: topic iteration doc label")
-    parser.add_argument("runs", metavar="RUN", nargs="+", help="run files (plain or .gz)")
+    add_qrels_runs(parser)
     add_measure_option(parser, DEFAULT)
     parser.add_argument("--baseline", metavar="RUN",
                         help="compare every run with this one (its name: file name without "
@@ -56,14 +54,13 @@ def run(args: argparse.Namespace) -> int:
 
     from metrics.compare import compare
     from metrics.evaluate import load_qrels, score, tidy
-    from metrics.registry import parse
-    from pooljudge.groups_format import read_topic_groups
+    from pooljudge.formats.groups import read_topic_groups
 
     if args.resamples < 1:
         raise UsageError(f"--resamples must be at least 1, got {args.resamples}")
-    measures = [parse(m) for m in measures_from(args)]
+    measures = measures_from(args)
     qrels = load_qrels(args.qrels)
-    runs = read_runs(args.runs)
+    runs = dict(read_runs(args.runs))
     if len(runs) < 2:
         raise UsageError("compare needs at least two runs")
     if args.baseline is not None and args.baseline not in runs:

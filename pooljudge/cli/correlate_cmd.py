@@ -13,17 +13,16 @@ import argparse
 import json
 from typing import TYPE_CHECKING
 
-from pooljudge.cli.options import summary
-from pooljudge.cli.trust_common import (
+from pooljudge.cli import Subcommands
+from pooljudge.cli.inputs import read_runs
+from pooljudge.cli.options import (
     add_format_option,
     add_measure_option,
-    emit,
+    add_qrels_runs,
     measures_from,
-    read_runs,
-    records,
-    render,
-    warn,
+    summary,
 )
+from pooljudge.cli.output import emit, records, render, warn
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -32,11 +31,9 @@ HELP = "compare system orderings under two judgment sets (Kendall's tau, tau_AP,
 DEFAULT = ("AP", "P@10", "nDCG@10")
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Subcommands) -> None:
     parser = subparsers.add_parser("correlate", help=HELP, description=summary(__doc__))
-    parser.add_argument("qrels_a", metavar="QRELS_A", help="reference judgments")
-    parser.add_argument("qrels_b", metavar="QRELS_B", help="other judgments")
-    parser.add_argument("runs", metavar="RUN", nargs="+", help="run files (plain or .gz)")
+    add_qrels_runs(parser, (("QRELS_A", "reference judgments"), ("QRELS_B", "other judgments")))
     add_measure_option(parser, DEFAULT)
     add_format_option(parser)
     parser.set_defaults(handler=run)
@@ -47,11 +44,10 @@ def run(args: argparse.Namespace) -> int:
 
     from metrics.correlate import correlate, ordering, swapped_pairs
     from metrics.evaluate import load_qrels, score, tidy
-    from metrics.registry import parse
 
-    measures = [parse(m) for m in measures_from(args)]
+    measures = measures_from(args)
     qrels_a, qrels_b = load_qrels(args.qrels_a), load_qrels(args.qrels_b)
-    runs = read_runs(args.runs)
+    runs = dict(read_runs(args.runs))
     if len(runs) < 2:
         warn("correlate", "one run has no ordering to compare: tau is undefined")
     means = [tidy([score(q, name, columns, measures) for name, columns in runs.items()],

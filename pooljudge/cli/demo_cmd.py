@@ -12,12 +12,13 @@ import argparse
 import sys
 from pathlib import Path
 
+from pooljudge.cli import Subcommands
 from pooljudge.cli.options import port, summary
 
 __all__ = ["prepare_demo", "register"]
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Subcommands) -> None:
     parser = subparsers.add_parser("demo", help="build the demo campaign and serve it",
                                    description=summary(__doc__))
     parser.add_argument("--dir", type=Path, default=Path("pooljudge-demo"),
@@ -35,9 +36,9 @@ def prepare_demo(folder: Path) -> tuple[str, list]:
     The database is created under a temporary name and renamed when complete, so an interrupted
     first run leaves nothing half-built behind.
     """
-    from annotate.db import open_engine
     from annotate.demo.build import build_collection, write_collection
     from annotate.demo.campaign import create_demo_campaign, read_links
+    from annotate.store import open_engine
 
     database, links = folder / "demo.db", folder / "links.tsv"
     if database.exists() and links.exists():

@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
-from pooljudge.cli.trust_common import add_compat_option
+from pooljudge.cli import Subcommands
+from pooljudge.cli.options import (
+    add_compat_option,
+    add_format_option,
+    add_measure_option,
+    add_qrels_runs,
+    measures_from,
+)
+from pooljudge.cli.output import emit, warn
 from pooljudge.defaults import DEFAULT_MEASURES
-from pooljudge.errors import InputError, UsageError
-from pooljudge.fileio import atomic_writer, progress
-
-if TYPE_CHECKING:
-    pass
+from pooljudge.errors import UsageError
+from pooljudge.progress import progress
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -27,16 +31,10 @@ AUTOMATIC_COLUMN = "Automatic@10"
 MIN_TOPICS = 25
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Subcommands) -> None:
     parser = subparsers.add_parser("eval", help=HELP, description=HELP)
-    parser.add_argument("qrels", metavar="QRELS", help="qrels file: topic iteration doc label")
-    parser.add_argument("runs", metavar="RUN", nargs="+", help="run files (plain or .gz)")
-    parser.add_argument(
-        "-m", "--measure", action="append", metavar="MEASURE", dest="measures",
-        help="measure name such as P@10, P(rel=2)@10, nDCG@10, AP, Judged@10 or a trec_eval "
-             "name (P_10, map); repeat the option or separate names by blanks. Default: "
-             "P@10 nDCG@10 AP RR R@100 Judged@10",
-    )
+    add_qrels_runs(parser)
+    add_measure_option(parser, DEFAULT_MEASURES)
     parser.add_argument("--per-topic", action="store_true", help="also print every topic's values")
     parser.add_argument("--topic-groups", metavar="FILE",
                         help="'topic group' lines: print means per group instead "
@@ -48,21 +46,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "also show Automatic@10, the share of the top 10 labelled by the "
                              "automatic judge")
     add_compat_option(parser)
-    parser.add_argument("--format", choices=("table", "tsv", "json"), default="table",
-                        help="table (default): means per run; tsv: run topic measure value")
-    parser.add_argument("-o", "--output", default="-", metavar="FILE",
-                        help="write here instead of standard output (atomically)")
+    add_format_option(parser, "table (default): means per run; tsv: run topic measure value")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from metrics.evaluate import parse_all, score_all
 
-    names = [n for given in (args.measures or DEFAULT_MEASURES) for n in given.split()]
-    try:
-        measures = parse_all(names)
-    except InputError as exc:
-        raise UsageError(f"-m/--measure: {exc}") from None
+    measures = measures_from(args)
     computed = list(measures)
     if args.format == "table":
         computed = list(dict.fromkeys([*measures, *parse_all([TABLE_COVERAGE])]))
@@ -71,13 +62,13 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--provenance and --topic-groups cannot be combined: the automatic "
                          "share is reported per run; evaluate once without --topic-groups")
     if args.topic_groups:
-        from pooljudge.groups_format import read_topic_groups
+        from pooljudge.formats.groups import read_topic_groups
 
         groups = read_topic_groups(args.topic_groups)
     bar = progress(total=len(args.runs), desc="runs", unit="run")
 
     def seen(result: RunResult) -> None:
-        _warn(result, computed)
+        _warn_about(result, computed)
         bar.update(1)
 
     try:
@@ -87,44 +78,40 @@ def run(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     if qrels.n_topics < MIN_TOPICS:
-        _note(f"only {qrels.n_topics} topics evaluated: fewer than {MIN_TOPICS} are too few to "
-              "rank systems reliably")
+        warn("eval", f"only {qrels.n_topics} topics evaluated: fewer than {MIN_TOPICS} are too "
+             "few to rank systems reliably")
     automatic = _automatic(args) if args.provenance else None
     if groups is not None:
-        from pooljudge.cli.trust_common import group_text
+        from pooljudge.cli.output import group_text
 
         text = group_text("eval", results, groups, args.format)
     else:
         text = _render(results, args.format, [str(m) for m in measures], args.per_topic,
                        automatic)
-    with atomic_writer(args.output) as handle:
-        handle.write(text)
+    emit(text, args.output)
     return 0
 
 
-def _warn(result, measures: Sequence) -> None:
+def _warn_about(result, measures: Sequence) -> None:
     """Warnings about topics only in the run and topics where the run returned fewer than k."""
     import numpy as np
     if result.run_only_topics:
-        _note(f"{result.name}: {result.run_only_topics} topic(s) only in the run, not in the "
-              "qrels: ignored")
+        warn("eval", f"{result.name}: {result.run_only_topics} topic(s) only in the run, not in "
+             "the qrels: ignored")
     missing = int((result.returned == 0).sum())
     if missing:
-        _note(f"{result.name}: {missing} qrels topic(s) missing from the run score 0")
+        warn("eval", f"{result.name}: {missing} qrels topic(s) missing from the run score 0")
     cutoffs = [int(m.cutoff) for m in measures if isinstance(m.cutoff, int)]
     if cutoffs:
         k = max(cutoffs)
         short = int(((result.returned > 0) & (result.returned < k)).sum())
         if short:
-            _note(f"{result.name}: fewer than {k} documents returned for {short} topic(s)")
+            warn("eval", f"{result.name}: fewer than {k} documents returned for {short} topic(s)")
     for measure in measures:
         never = int(np.isnan(result.values[measure]).sum()) if measure.name == "RecallDepth" else 0
         if never:
-            _note(f"{result.name}: {never} topic(s) never reach the recall of {measure}: no value")
-
-
-def _note(message: str) -> None:
-    print(f"pooljudge eval: warning: {message}", file=sys.stderr)
+            warn("eval", f"{result.name}: {never} topic(s) never reach the recall of {measure}: "
+                 "no value")
 
 
 def _automatic(args: argparse.Namespace) -> list[RunResult]:

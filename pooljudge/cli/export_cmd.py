@@ -15,10 +15,12 @@ from annotate.consensus_policies import (
     TIES,
     TIES_HELP,
 )
-from pooljudge.cli.common import add_db_option, open_database, print_frame
-from pooljudge.cli.options import described, int_range, positive_int
+from pooljudge.cli import Subcommands
+from pooljudge.cli.inputs import open_database
+from pooljudge.cli.options import add_db_option, described, int_range, positive_int
+from pooljudge.cli.output import print_frame
 from pooljudge.errors import InputError, UsageError
-from pooljudge.fileio import atomic_writer
+from pooljudge.formats.files import atomic_writer
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -30,7 +32,7 @@ PROVENANCE_SUFFIX = ".provenance.tsv"
 _LINES = 50_000  # provenance lines joined per write
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Subcommands) -> None:
     export = subparsers.add_parser(
         "export", help="write consensus qrels and their provenance",
         description="Write TREC qrels (topic 0 doc label) of the judged pairs, one label per pair "
@@ -85,8 +87,7 @@ def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, tuple[int, ...], pd.D
     read in one transaction."""
     import pandas as pd
 
-    from annotate.db import session_scope
-    from annotate.store import cannot_judge_answers, get_campaign, judgments_frame
+    from annotate.store import cannot_judge_answers, get_campaign, judgments_frame, session_scope
 
     # What consensus reads: votes, and adjudications with the time that orders them.
     columns = ("annotator", "topic", "doc", "label", "kind", "source")
@@ -103,7 +104,7 @@ def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, tuple[int, ...], pd.D
 def _export(args: argparse.Namespace) -> int:
     from annotate.consensus import consensus_qrels
     from annotate.consensus_policies import Policy
-    from pooljudge.trec import write_qrels
+    from pooljudge.formats.trec import write_qrels
 
     policy = Policy.parse(args.policy, ties=args.ties, binarize=args.binarize)
     provenance = provenance_path(args.output, args.provenance)
@@ -134,7 +135,7 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _write_answers(handle: IO[str], answers: pd.DataFrame) -> None:
-    from pooljudge.trec import write_cannot_judge
+    from pooljudge.formats.trec import write_cannot_judge
 
     write_cannot_judge(answers, handle)
 

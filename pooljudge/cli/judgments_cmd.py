@@ -8,9 +8,11 @@ import io
 import json
 from typing import TYPE_CHECKING
 
-from pooljudge.cli.common import add_db_option, open_database
+from pooljudge.cli import Subcommands
+from pooljudge.cli.inputs import open_database
+from pooljudge.cli.options import add_db_option
 from pooljudge.errors import InputError, UsageError
-from pooljudge.fileio import atomic_writer, jsonl_objects, read_bytes
+from pooljudge.formats.files import atomic_writer, jsonl_objects, read_bytes
 
 if TYPE_CHECKING:
     import numpy as np
@@ -25,7 +27,7 @@ EXPORT_COLUMNS = ("annotator", "topic", "doc", "label", "version", "time", "seco
 _QRELS_HINT = " (for TREC qrels, use --as NAME)"
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Subcommands) -> None:
     parser = subparsers.add_parser("judgments", help="import or export judgment rows",
                                    description="Import or export a campaign's judgment rows.")
     actions = parser.add_subparsers(title="actions", metavar="ACTION", parser_class=type(parser))
@@ -58,11 +60,11 @@ def read_judgments(path: str, *, as_name: str | None = None) -> tuple[pd.DataFra
     TSV or CSV with a header, JSONL, or (with ``as_name``) TREC qrels ``topic 0 doc label``.
     Blank lines are skipped. Refused with ``path:line``: a header (or a JSON object) with a
     column twice, an unknown column or a required one missing (see
-    :func:`annotate.store_import.check_columns`); a row with more or fewer fields than the
+    :func:`annotate.store.check_columns`); a row with more or fewer fields than the
     header; a JSON value that is not a string, a number or null.
     """
     if as_name is not None:
-        from pooljudge.trec import read_qrels
+        from pooljudge.formats.trec import read_qrels
 
         qrels = read_qrels(path)
         lines = _data_line_numbers(read_bytes(path))
@@ -79,7 +81,7 @@ def _read_table(text: str, path: str) -> tuple[pd.DataFrame, np.ndarray]:
     import numpy as np
     import pandas as pd
 
-    from annotate.store_import import check_columns
+    from annotate.store import check_columns
 
     sep = "\t" if "\t" in text.splitlines()[0] else ","
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep, strict=True)
@@ -114,7 +116,7 @@ def _read_jsonl(text: str, path: str) -> tuple[pd.DataFrame, np.ndarray]:
     import numpy as np
     import pandas as pd
 
-    from annotate.store_import import check_columns
+    from annotate.store import check_columns
 
     rows, lines = [], []
     for number, record in jsonl_objects(text, path):
@@ -145,8 +147,7 @@ def _data_line_numbers(raw: bytes) -> np.ndarray:
 
 
 def _import(args: argparse.Namespace) -> int:
-    from annotate.db import session_scope
-    from annotate.store import import_judgments
+    from annotate.store import import_judgments, session_scope
 
     frame, lines = read_judgments(args.file, as_name=args.as_name)
     sources = [*args.new_annotator, *([args.as_name] if args.as_name else [])]
@@ -161,8 +162,7 @@ def _import(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from annotate.db import session_scope
-    from annotate.store import judgments_frame
+    from annotate.store import judgments_frame, session_scope
 
     if args.output != "-" and not args.output.strip():
         raise UsageError("-o needs a file name")

@@ -1,15 +1,19 @@
-"""Checkers for argparse ``type=`` (options are checked when the command line is parsed);
-:func:`summary`, a module docstring's first line as plain help text; :func:`described`, help
-text listing declared choices.
+"""Options several commands share, and checkers for argparse ``type=``.
+
+Adders: :func:`add_qrels_runs` (positional ``QRELS RUN...``), :func:`add_measure_option`
+(``-m/--measure``, read back by :func:`measures_from`), :func:`add_compat_option`,
+:func:`add_format_option` (``--format`` and ``-o/--output``) and :func:`add_db_option`.
+:func:`summary` gives a module docstring's first line as plain help text; :func:`described`,
+help text listing declared choices.
 
 Every option whose value decides the size of some work (labels of a scale, overlap, depth,
-resamples, processes...) is checked here, before that work starts. A bad value raises
-``argparse.ArgumentTypeError``; the parser prints it as one line,
+resamples, processes...) is checked by a ``type=`` checker here, before that work starts. A bad
+value raises ``argparse.ArgumentTypeError``; the parser prints it as one line,
 ``pooljudge: error: --option: reason``, and exits with status 2.
 
 Integers are written in decimal (``1000``, ``-3``; no ``2.5``, no ``1e3``); floats must be
 finite. The maxima are sanity bounds far above any real use, so that a typo (an extra zero or
-two) fails at once instead of running out of memory.
+two) fails at once instead of running out of memory. Nothing heavy is imported at start-up.
 """
 
 from __future__ import annotations
@@ -17,7 +21,13 @@ from __future__ import annotations
 import argparse
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from pooljudge.errors import InputError, UsageError
+
+if TYPE_CHECKING:
+    from metrics.registry import Measure
 
 __all__ = [
     "MAX_COUNT",
@@ -25,8 +35,14 @@ __all__ = [
     "MAX_OVERLAP",
     "MAX_RESAMPLES",
     "MAX_SEED",
+    "add_compat_option",
+    "add_db_option",
+    "add_format_option",
+    "add_measure_option",
+    "add_qrels_runs",
     "described",
     "int_range",
+    "measures_from",
     "nonnegative_int",
     "open_unit",
     "port",
@@ -121,3 +137,62 @@ def summary(doc: str | None) -> str:
 def described(choices: Mapping[str, str]) -> str:
     """Declared choices as help text: ``name: what it does; name: ...``."""
     return "; ".join(f"{name}: {text}" for name, text in choices.items())
+
+
+QRELS_HELP = "qrels file: topic iteration doc label"
+MEASURE_HELP = ("measure name such as P@10, P(rel=2)@10, nDCG@10, AP, RBP(p=0.8), Judged@10 or "
+                "a trec_eval name (P_10, map); repeat the option or separate names by blanks")
+FORMAT_HELP = "table (default, for reading), tsv (header + full precision) or json"
+DB_HELP = "database URL (default: $POOLJUDGE_DB, else sqlite:///pooljudge.db)"
+
+
+def add_qrels_runs(parser: argparse.ArgumentParser,
+                   qrels: Sequence[tuple[str, str]] = (("QRELS", QRELS_HELP),)) -> None:
+    """Positional arguments: each ``(METAVAR, help)`` of ``qrels`` (stored as
+    ``args.<metavar in lower case>``), then ``RUN...`` (``args.runs``, at least one)."""
+    for metavar, text in qrels:
+        parser.add_argument(metavar.lower(), metavar=metavar, help=text)
+    parser.add_argument("runs", metavar="RUN", nargs="+", help="run files (plain or .gz)")
+
+
+def add_measure_option(parser: argparse.ArgumentParser, default: Sequence[str]) -> None:
+    """``-m/--measure`` (repeatable, or blank-separated names), defaulting to ``default``."""
+    parser.add_argument("-m", "--measure", action="append", metavar="MEASURE", dest="measures",
+                        help=f"{MEASURE_HELP} (default: {' '.join(default)})")
+    parser.set_defaults(default_measures=tuple(default))
+
+
+def measures_from(args: argparse.Namespace) -> list[Measure]:
+    """The measures of ``-m/--measure`` (else the defaults), duplicates dropped; UsageError
+    ``-m/--measure: reason`` for an unknown name."""
+    from metrics.evaluate import parse_all
+
+    names = [n for text in (args.measures or args.default_measures) for n in text.split()]
+    try:
+        return parse_all(names)
+    except InputError as exc:
+        raise UsageError(f"-m/--measure: {exc}") from None
+
+
+def add_compat_option(parser: argparse.ArgumentParser) -> None:
+    """``--compat 9|10``: the trec_eval release whose numbers are reproduced (``args.compat``,
+    default "10"; see :mod:`metrics.compat`)."""
+    # metrics.compat.COMPATS, written out: importing metrics here would load numpy at start-up
+    parser.add_argument("--compat", choices=("9", "10"), default="10",
+                        help="10 (default): trec_eval 10.0 numbers; 9: trec_eval 9.0.8 / "
+                             "pytrec_eval (single-precision scores, (long)(x*R + 0.9) "
+                             "interpolated-precision cutoffs, unj_k without negative labels)")
+
+
+def add_format_option(parser: argparse.ArgumentParser, help_text: str = FORMAT_HELP) -> None:
+    """``--format table|tsv|json`` (``help_text`` says what each gives) and ``-o/--output
+    FILE`` (default ``-``, standard output)."""
+    parser.add_argument("--format", choices=("table", "tsv", "json"), default="table",
+                        help=help_text)
+    parser.add_argument("-o", "--output", default="-", metavar="FILE",
+                        help="write here instead of standard output (atomically)")
+
+
+def add_db_option(parser: argparse.ArgumentParser) -> None:
+    """Add ``--db URL`` (falls back to ``$POOLJUDGE_DB``, then ``sqlite:///pooljudge.db``)."""
+    parser.add_argument("--db", metavar="URL", default=None, help=DB_HELP)

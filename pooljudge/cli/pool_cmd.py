@@ -17,14 +17,13 @@ itself goes to standard output).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import textwrap
-from collections import deque
-from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
 
 from pooling.strategies import DEFAULT_STRATEGY, REGISTRY
+from pooljudge.cli import Subcommands
+from pooljudge.cli.inputs import read_runs
 from pooljudge.cli.options import (
     MAX_COUNT,
     MAX_DEPTH,
@@ -34,13 +33,11 @@ from pooljudge.cli.options import (
     summary,
 )
 from pooljudge.cli.options import seed as seed_option
+from pooljudge.cli.output import warn
 from pooljudge.errors import UsageError
-from pooljudge.fileio import atomic_writer, progress
+from pooljudge.formats.files import atomic_writer
 
-if TYPE_CHECKING:
-    from pooljudge.trec import RunColumns
-
-__all__ = ["read_runs", "register"]
+__all__ = ["register"]
 
 SIMULATE = "simulate"
 DEFAULT_SIMULATE = ("docid", "take@1", "borda", "rrf", "combmnz", "rbp-sum", "mtf", "maxmean",
@@ -69,7 +66,7 @@ def _epilog(width: int = 79) -> str:
     return "\n".join(lines)
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Subcommands) -> None:
     parser = subparsers.add_parser(
         "pool", help="pool runs into an ordered judgment pool, or simulate judging orders",
         description=summary(__doc__), usage=_USAGE, epilog=_epilog(),
@@ -98,63 +95,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=_run)
 
 
-def read_runs(
-    paths: Sequence[str], *, depth: int | None = None, workers: int | None = None
-) -> Iterator[tuple[str, RunColumns]]:
-    """(name, run) for each path, read by a few threads, in path order, with a progress bar.
-
-    With ``depth`` each thread cuts its run to the rows that can reach the top ``depth``
-    (:func:`pooling.pool.top_candidates`), after checking the whole file. At most
-    ``2 * workers`` runs are held at once. Raises UsageError when two paths share a run name,
-    InputError (``path:line``) for a bad run: the first bad one in path order, after the reads
-    still running have ended and those not started have been cancelled.
-    """
-    from concurrent.futures import ThreadPoolExecutor
-
-    from pooljudge.trec import run_name
-
-    names = [run_name(p) for p in paths]
-    seen: dict[str, str] = {}
-    for name, path in zip(names, paths, strict=True):
-        if name in seen:
-            raise UsageError(f"two runs are named {name!r}: {seen[name]} and {path}")
-        seen[name] = path
-    workers = workers or min(4, os.cpu_count() or 1)
-    bar = progress(total=len(paths), desc="reading runs", unit="run")
-    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="read-run")
-    try:
-        pending: deque = deque()
-        for name, path in zip(names, paths, strict=True):
-            pending.append((name, pool.submit(_read_one, path, depth)))
-            if len(pending) >= 2 * workers:
-                yield _finish(pending, bar)
-        while pending:
-            yield _finish(pending, bar)
-    finally:
-        # On a bad run (or a consumer that stops early) reads not yet started are cancelled and
-        # running ones awaited: no reader outlives the error, none runs at interpreter exit.
-        pool.shutdown(wait=True, cancel_futures=True)
-        bar.close()
-
-
-def _read_one(path: str, depth: int | None) -> RunColumns:
-    from pooljudge.trec import read_run_columns
-
-    run = read_run_columns(path)
-    if depth is None:
-        return run
-    from pooling.pool import top_candidates
-
-    return top_candidates(run, depth)
-
-
-def _finish(pending: deque, bar) -> tuple[str, RunColumns]:
-    name, future = pending.popleft()
-    result = future.result()
-    bar.update(1)
-    return name, result
-
-
 def _run(args: argparse.Namespace) -> int:
     if args.runs[0] == SIMULATE:
         return _simulate(args)
@@ -171,10 +111,7 @@ def _check_common(args: argparse.Namespace) -> None:
 def _specs(args: argparse.Namespace, default: Sequence[str]):
     from pooling.strategies import parse_strategy
 
-    try:
-        return [parse_strategy(s) for s in (args.strategy or default)]
-    except ValueError as exc:
-        raise UsageError(f"--strategy: {exc}") from None
+    return [parse_strategy(s, source="--strategy") for s in (args.strategy or default)]
 
 
 def _refuse(args: argparse.Namespace, mode: str, options: dict[str, bool]) -> None:
@@ -188,7 +125,7 @@ def _pool(args: argparse.Namespace) -> int:
 
     from pooling import apply_budget, build_pool, make_policy
     from pooling.strategies import is_adaptive
-    from pooljudge.trec import read_qrels, write_pool
+    from pooljudge.formats.trec import read_qrels, write_pool
 
     _check_common(args)
     _refuse(args, "pool (it is a simulate option)", {
@@ -207,12 +144,8 @@ def _pool(args: argparse.Namespace) -> int:
     exclude = read_qrels(args.exclude) if args.exclude else None
     pool = build_pool(read_runs(args.runs, depth=args.depth), args.depth, exclude=exclude)
     if exclude is not None and pool.pairs.empty:
-        print(f"pooljudge pool: warning: every pooled pair is already judged in {args.exclude}; "
-              "the pool is empty", file=sys.stderr)
-    try:
-        order = make_policy(specs[0], pool, seed=args.seed).plan()
-    except ValueError as exc:
-        raise UsageError(f"--strategy: {exc}") from None
+        warn("pool", f"every pooled pair is already judged in {args.exclude}; the pool is empty")
+    order = make_policy(specs[0], pool, seed=args.seed).plan()
     result = apply_budget(pool, order, budget=args.budget, floor=args.floor)
     write_pool(result[["topic", "doc", "order", "best_rank", "runs", "n_runs"]], args.output)
     if args.stats:
@@ -238,7 +171,7 @@ def _print_stats(pool, stream) -> None:
 
 def _simulate(args: argparse.Namespace) -> int:
     from pooling import build_pool, simulate, summary
-    from pooljudge.trec import read_qrels
+    from pooljudge.formats.trec import read_qrels
 
     _check_common(args)
     _refuse(args, "pool simulate", {
@@ -250,10 +183,7 @@ def _simulate(args: argparse.Namespace) -> int:
     specs = _specs(args, DEFAULT_SIMULATE)
     truth = read_qrels(args.runs[1])
     pool = build_pool(read_runs(args.runs[2:], depth=args.depth), args.depth)
-    try:
-        curves = simulate(pool, truth, specs, seed=args.seed, rel=args.rel)
-    except ValueError as exc:
-        raise UsageError(f"--strategy: {exc}") from None
+    curves = simulate(pool, truth, specs, seed=args.seed, rel=args.rel)
     table = summary(curves)
     if args.plot:
         _plot(curves, args.plot, title=f"{len(pool.run_names)} runs, depth {args.depth}")

@@ -9,30 +9,29 @@ from __future__ import annotations
 
 import argparse
 
-from pooljudge.cli.options import MAX_DEPTH, open_unit, positive_int, summary
-from pooljudge.cli.trust_common import (
+from pooljudge.cli import Subcommands
+from pooljudge.cli.inputs import read_runs
+from pooljudge.cli.options import (
+    MAX_DEPTH,
     add_compat_option,
     add_measure_option,
-    emit,
+    add_qrels_runs,
     measures_from,
-    read_runs,
+    open_unit,
+    positive_int,
+    summary,
 )
+from pooljudge.cli.output import emit
 from pooljudge.defaults import DEFAULT_MEASURES
 from pooljudge.errors import UsageError
 
 HELP = "write a self-contained HTML evaluation report (scores, unjudged rates, bias, curves)"
 
 
-def _eval_defaults() -> tuple[str, ...]:
-    """eval's default measures (light: :mod:`pooljudge.defaults` imports nothing heavy)."""
-    return DEFAULT_MEASURES
-
-
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Subcommands) -> None:
     parser = subparsers.add_parser("report", help=HELP, description=summary(__doc__))
-    parser.add_argument("qrels", metavar="QRELS", help="qrels file: topic iteration doc label")
-    parser.add_argument("runs", metavar="RUN", nargs="+", help="run files (plain or .gz)")
-    add_measure_option(parser, _eval_defaults)
+    add_qrels_runs(parser)
+    add_measure_option(parser, DEFAULT_MEASURES)
     parser.add_argument("--pool-depth", type=positive_int(MAX_DEPTH), metavar="K",
                         help="add the leave-one-run-out table over depth-K pools")
     parser.add_argument("--rbp-p", type=open_unit, default=0.8, metavar="P",
@@ -50,15 +49,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from metrics.report import collect, render_report
-    from pooljudge.trec import read_qrels, run_name
+    from pooljudge.formats.trec import read_qrels, run_name
 
     if args.pool_depth is not None and args.pool_depth < 1:
         raise UsageError(f"--pool-depth must be at least 1, got {args.pool_depth}")
     if not 0.0 < args.rbp_p < 1.0:
         raise UsageError(f"--rbp-p must lie strictly between 0 and 1, got {args.rbp_p}")
-    measures = measures_from(args)
+    measures = [str(m) for m in measures_from(args)]
     qrels = read_qrels(args.qrels)
-    runs = read_runs(args.runs)
+    runs = dict(read_runs(args.runs))
     meta = (f"qrels: {run_name(args.qrels)}",
             *(_automatic_lines(args.provenance, runs, args.compat) if args.provenance else ()))
     data = collect(qrels, runs, measures, pool_depth=args.pool_depth, rbp_p=args.rbp_p,

@@ -22,6 +22,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from pooljudge.cli import Subcommands
 from pooljudge.cli.options import port as tcp_port
 from pooljudge.cli.options import positive_int, summary
 
@@ -32,7 +33,7 @@ FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 MAX_POOL_SIZE = 1000
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Subcommands) -> None:
     parser = subparsers.add_parser("serve", help="serve the annotation app in the browser",
                                    description=summary(__doc__))
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
@@ -64,7 +65,7 @@ def streamlit_command(host: str, port: int, app: Path = APP) -> list[str]:
 def serve(url: str | None, host: str, port: int, *, pool_size: int | None = None) -> int:
     """Open (and migrate) the database, then run Streamlit until it exits; the exit status
     (see the module docstring)."""
-    from annotate.db import database_url, open_engine
+    from annotate.store import database_url, open_engine
 
     url = database_url(url)
     env = {**os.environ, "POOLJUDGE_DB": url}

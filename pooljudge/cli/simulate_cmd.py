@@ -16,8 +16,10 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-from pooljudge.cli.common import add_db_option, open_database, print_frame
-from pooljudge.cli.options import positive_int, probability, seed, summary
+from pooljudge.cli import Subcommands
+from pooljudge.cli.inputs import open_database
+from pooljudge.cli.options import add_db_option, positive_int, probability, seed, summary
+from pooljudge.cli.output import print_frame
 from pooljudge.errors import InputError, PoolJudgeError, UsageError
 
 if TYPE_CHECKING:
@@ -30,7 +32,7 @@ MAX_ANNOTATORS = 1000
 MAX_WORKERS = 64
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Subcommands) -> None:
     parser = subparsers.add_parser(
         "simulate", help="simulated annotators judge a campaign from true labels",
         description=summary(__doc__))
@@ -53,8 +55,7 @@ def simulate_worker(url: str, annotator_ids: list[int], truth: dict[tuple[str, s
     """Judge with ``annotator_ids`` in turn until none gets a pair; the judgments written."""
     import numpy as np
 
-    from annotate.db import open_engine, session_scope
-    from annotate.store import next_pair, record_judgment
+    from annotate.store import next_pair, open_engine, record_judgment, session_scope
 
     rng = np.random.default_rng(seed)
     engine = open_engine(url)
@@ -110,9 +111,8 @@ def _label(true: int, values: list[int], error: float, rng: np.random.Generator)
 
 
 def _simulate(args: argparse.Namespace) -> int:
-    from annotate.db import database_url, session_scope
-    from annotate.store import get_campaign, progress
-    from pooljudge.trec import read_qrels
+    from annotate.store import database_url, get_campaign, progress, session_scope
+    from pooljudge.formats.trec import read_qrels
 
     qrels = read_qrels(args.truth)
     truth = dict(zip(zip(qrels["topic"], qrels["doc"], strict=True),

@@ -13,14 +13,12 @@ input formats (``-R``), z-scores (``-Z``), the old output format (``-o``) and de
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pooljudge import __version__
+from pooljudge.cli import Subcommands
 from pooljudge.errors import InputError, UsageError
 
 if TYPE_CHECKING:
@@ -29,7 +27,7 @@ if TYPE_CHECKING:
     from metrics.join import Qrels
     from metrics.trec_names import Entry
     from pooljudge.cli.trec_eval_print import Evaluation
-    from pooljudge.trec import RunColumns
+    from pooljudge.formats.trec import RunColumns
 
 HELP = "trec_eval 10.0's command line and output, exactly (-q -c -J -n -M -l -N -m)"
 DESCRIPTION = (
@@ -45,7 +43,7 @@ EPILOG = (
 STDIN_NAME = "<stdin>"
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Subcommands) -> None:
     parser = subparsers.add_parser("trec_eval", help=HELP, description=DESCRIPTION,
                                    epilog=EPILOG)
     parser.add_argument("qrels", metavar="QRELS", help="qrels file: topic iteration doc label")
@@ -187,7 +185,9 @@ def read_run(path: str) -> tuple[RunColumns, str]:
     """
     if path != "-":
         return _read_run_file(path)
-    with _stdin_copy() as copy:
+    from pooljudge.formats.files import temporary_files
+
+    with temporary_files([("run", sys.stdin.buffer.read())]) as [copy]:
         try:
             return _read_run_file(copy)
         except InputError as exc:
@@ -195,20 +195,11 @@ def read_run(path: str) -> tuple[RunColumns, str]:
 
 
 def _read_run_file(path: str | Path) -> tuple[RunColumns, str]:
-    from pooljudge.trec_columns import encode_run, parse_run
+    from pooljudge.formats.columnar import encode_run, parse_run
 
     table = parse_run(path, tag=True)
     tags = table["tag"]
     return encode_run(table, path), str(tags[len(tags) - 1])
-
-
-@contextlib.contextmanager
-def _stdin_copy() -> Iterator[Path]:
-    """Standard input's bytes in a temporary file (the readers take paths), removed after."""
-    with tempfile.TemporaryDirectory(prefix="pooljudge-stdin-") as folder:
-        copy = Path(folder) / "run"
-        copy.write_bytes(sys.stdin.buffer.read())
-        yield copy
 
 
 def truncate(run: RunColumns, depth: int) -> RunColumns:
@@ -216,9 +207,9 @@ def truncate(run: RunColumns, depth: int) -> RunColumns:
     descending, doc id descending), rows kept in file order."""
     import numpy as np
 
-    from pooljudge.ranking import rank_rows
-    from pooljudge.trec import RunColumns
-    from pooljudge.trec_columns import int_array, numpy_of
+    from pooljudge.formats.columnar import int_array, numpy_of
+    from pooljudge.formats.ranking import rank_rows
+    from pooljudge.formats.trec import RunColumns
 
     codes = numpy_of(run.topic.indices).astype(np.int64)
     if len(codes) == 0 or np.bincount(codes).max() <= depth:

@@ -16,6 +16,7 @@ from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
 from annotate.agreement import BootstrapSpec, agreement_report, kappa_from_tables
 from annotate.judgment_codes import co_judgment_tables, code_judgments
+from pooljudge.errors import InputError
 
 NO_CI = None
 
@@ -288,7 +289,7 @@ def test_annotators_without_shared_pairs_have_no_row():
 ])
 def test_bad_judgment_frames_are_refused(change, message):
     frame = frame_of({"a": [0, 1, 2], "b": [2, 1, 0]})
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(InputError, match=message):
         agreement_report(change(frame), (0, 1, 2))
 
 
@@ -317,7 +318,7 @@ def test_empty_judgments_give_an_empty_report():
 def test_robust03_qrels_against_a_noisy_copy_match_the_oracles(shared_data):
     """The real TREC 2003 Robust qrels (graded 0-2, 95% non-relevant) as one annotator, and a
     copy with 5% of labels redrawn as another (plus a third on every other pair)."""
-    from pooljudge.trec import read_qrels
+    from pooljudge.formats.trec import read_qrels
 
     qrels = read_qrels(shared_data / "robust03" / "qrels.txt")
     rng = np.random.default_rng(3)

@@ -11,7 +11,6 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from annotate.agreement import agreement_report
-from annotate.db import open_engine, session_scope
 from annotate.records import LabelScale
 from annotate.store import (
     add_annotator,
@@ -20,13 +19,15 @@ from annotate.store import (
     create_campaign,
     get_campaign,
     judgments_frame,
+    open_engine,
     pair_by_key,
     record_judgment,
+    session_scope,
 )
 from pooljudge.cli import main
-from pooljudge.trec import read_qrels
+from pooljudge.formats.trec import read_qrels
+from tests.annotate.conftest import small_collection
 
-from .conftest import small_collection
 from .test_cli_campaign import _init, cli, files  # noqa: F401  (fixtures)
 
 # (annotator, topic, doc, answers in order): an int is a label, a str a can't-judge reason,

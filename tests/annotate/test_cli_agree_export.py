@@ -10,7 +10,7 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from pooljudge.cli import main
-from pooljudge.trec import read_qrels
+from pooljudge.formats.trec import read_qrels
 
 # Three annotators on topics t0, t1 and documents d0..d2 (scale 0-2).
 LABELS = {
@@ -24,9 +24,14 @@ def graded_campaign(url: str, collection, labels: dict, n_topics: int, *,
                     adjudicator: str | None = None) -> None:
     """Campaign ``c`` (scale 0-2, overlap 3) with ``labels[annotator][topic]`` = the labels of
     d0, d1, … imported, and an adjudicator when one is named."""
-    from annotate.db import open_engine, session_scope
     from annotate.records import LabelScale
-    from annotate.store import add_annotator, create_campaign, import_judgments
+    from annotate.store import (
+        add_annotator,
+        create_campaign,
+        import_judgments,
+        open_engine,
+        session_scope,
+    )
 
     engine = open_engine(url)
     rows = [(name, topic, f"d{i}", str(label)) for name, topics in labels.items()
@@ -52,8 +57,7 @@ def campaign(tmp_path, collection) -> tuple[str, str]:
 
 
 def adjudicate(url: str, topic: str, doc: str, label: int) -> None:
-    from annotate.db import open_engine, session_scope
-    from annotate.store import import_judgments
+    from annotate.store import import_judgments, open_engine, session_scope
 
     engine = open_engine(url)
     with session_scope(engine) as session:
@@ -112,9 +116,14 @@ def test_agree_per_topic_reports_undefined_as_null_and_in_words(campaign, capsys
 
 
 def test_agree_says_undefined_for_a_single_label(tmp_path, collection, capsys):
-    from annotate.db import open_engine, session_scope
     from annotate.records import LabelScale
-    from annotate.store import add_annotator, create_campaign, import_judgments
+    from annotate.store import (
+        add_annotator,
+        create_campaign,
+        import_judgments,
+        open_engine,
+        session_scope,
+    )
 
     url = f"sqlite:///{tmp_path / 'one.db'}"
     engine = open_engine(url)
@@ -198,15 +207,15 @@ def test_export_errors_leave_files_untouched(campaign, capsys, tmp_path):
 
 
 def test_a_failure_while_writing_leaves_neither_file(campaign, capsys, tmp_path, monkeypatch):
-    import pooljudge.trec
-    from pooljudge.fileio import atomic_writer
+    import pooljudge.formats.trec
+    from pooljudge.formats.files import atomic_writer
 
     def broken_write(qrels, path):
         with atomic_writer(path) as handle:
             handle.write("1 0 half")
             raise OSError("disk full")
 
-    monkeypatch.setattr(pooljudge.trec, "write_qrels", broken_write)
+    monkeypatch.setattr(pooljudge.formats.trec, "write_qrels", broken_write)
     url, name = campaign
     target = tmp_path / "q.txt"
     assert main(["export", "--campaign", name, "--db", url, "-o", str(target)]) == 2
@@ -233,9 +242,8 @@ def test_adjudication_list_shows_the_queue_until_decided(campaign, capsys):
 
 
 def test_export_of_an_unjudged_campaign_is_refused(tmp_path, collection, capsys):
-    from annotate.db import open_engine, session_scope
     from annotate.records import LabelScale
-    from annotate.store import create_campaign
+    from annotate.store import create_campaign, open_engine, session_scope
 
     url = f"sqlite:///{tmp_path / 'empty.db'}"
     engine = open_engine(url)

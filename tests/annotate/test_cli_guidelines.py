@@ -3,13 +3,14 @@ them again); bad input is one ``pooljudge: error:`` line and exit status 2."""
 
 from __future__ import annotations
 
-from annotate.db import open_engine, session_scope
 from annotate.store import (
     acknowledge_guidelines,
     annotator_id,
     get_campaign,
     guidelines_sha256,
     needs_guidelines,
+    open_engine,
+    session_scope,
 )
 from tests.annotate import test_cli_campaign as _base
 

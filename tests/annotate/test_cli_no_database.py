@@ -7,14 +7,13 @@ without them.
 
 from __future__ import annotations
 
-import importlib.util
 import uuid
-from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 
 from pooljudge.cli import main
+from tests.support.postgres import PG_SERVER, create_pg_database, drop_pg_database
 
 POOL = "topic\tdoc\torder\tbest_rank\truns\n301\tFT1\t1\t1\tA\n"
 JUDGMENTS = "annotator\ttopic\tdoc\tlabel\nalice\t301\tFT1\t1\n"
@@ -31,15 +30,6 @@ COMMANDS = [
     ("judgments", "import", "j.tsv", "--campaign", "c"),
     ("simulate", "--campaign", "c", "--truth", "q.txt"),
 ]
-
-
-def _pg_helpers():
-    """``PG_SERVER``, ``create_pg_database``, ``drop_pg_database`` of this folder's conftest."""
-    spec = importlib.util.spec_from_file_location(
-        "_annotate_pg_helpers", Path(__file__).with_name("conftest.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _ids(command: tuple[str, ...]) -> str:
@@ -90,11 +80,11 @@ def test_init_creates_the_database(folder, capsys):
 @pytest.mark.parametrize("command", [*COMMANDS, ("init", "c", "--topics", "t.tsv", "--docs",
                                                  "d.jsonl", "--pool", "p.tsv")], ids=_ids)
 def test_a_missing_postgresql_database_is_never_created(folder, capsys, command, pg_url):
-    server = _pg_helpers().PG_SERVER  # pg_url: skips (fails under CI) without the server
-    url = server.format(database=f"pooljudge_absent_{uuid.uuid4().hex[:12]}")
+    # pg_url: skips (fails under CI) without the server
+    url = PG_SERVER.format(database=f"pooljudge_absent_{uuid.uuid4().hex[:12]}")
     status, err = _run(capsys, [*command, "--db", url])
     assert (status, err) == (2, f"pooljudge: error: {url}: no such database\n")
-    admin = sa.create_engine(server.format(database="postgres"))
+    admin = sa.create_engine(PG_SERVER.format(database="postgres"))
     with admin.connect() as connection:
         names = connection.execute(sa.text("SELECT datname FROM pg_database")).scalars().all()
     admin.dispose()
@@ -104,9 +94,8 @@ def test_a_missing_postgresql_database_is_never_created(folder, capsys, command,
 @pytest.mark.postgres
 @pytest.mark.parametrize("command", COMMANDS[:3], ids=_ids)
 def test_a_postgresql_database_without_tables_stays_empty(folder, capsys, command):
-    helpers = _pg_helpers()
-    name = helpers.create_pg_database("pooljudge_empty")
-    url = helpers.PG_SERVER.format(database=name)
+    name = create_pg_database("pooljudge_empty")
+    url = PG_SERVER.format(database=name)
     try:
         status, err = _run(capsys, [*command, "--db", url])
         assert status == 2 and err.startswith(f"pooljudge: error: {url}: no such database")
@@ -114,4 +103,4 @@ def test_a_postgresql_database_without_tables_stays_empty(folder, capsys, comman
         assert sa.inspect(engine).get_table_names() == []
         engine.dispose()
     finally:
-        helpers.drop_pg_database(name)
+        drop_pg_database(name)

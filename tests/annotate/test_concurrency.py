@@ -16,8 +16,6 @@ import pandas as pd
 import pytest
 import sqlalchemy as sa
 
-from annotate.db import open_engine, session_scope
-from annotate.models import Claim, Pair
 from annotate.records import LabelScale
 from annotate.store import (
     add_annotator,
@@ -26,8 +24,11 @@ from annotate.store import (
     judgments_frame,
     list_annotators,
     next_pair,
+    open_engine,
     progress,
+    session_scope,
 )
+from annotate.store.models import Claim, Pair
 from pooljudge.cli.simulate_cmd import simulate_worker
 
 WORKERS = 4

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from annotate.consensus import Policy, adjudication_queue, consensus_qrels, disagreements
-from pooljudge.errors import UsageError
+from pooljudge.errors import InputError, UsageError
 
 GRADED = (0, 1, 2)
 COLUMNS = ["annotator", "topic", "doc", "label", "kind", "created_at"]
@@ -148,5 +148,5 @@ def test_bad_ties_option_is_a_usage_error():
 
 
 def test_a_label_outside_the_scale_is_refused():
-    with pytest.raises(ValueError, match="not in the scale"):
+    with pytest.raises(InputError, match="not in the scale"):
         consensus_qrels(votes(("a", "t", "d", 5)), GRADED, Policy())

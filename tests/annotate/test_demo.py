@@ -22,14 +22,14 @@ import pandas as pd
 import pytest
 
 from annotate import store
-from annotate.db import open_engine, session_scope
 from annotate.demo import INFORMATION_NEEDS, build_collection, topics_frame, write_collection
 from annotate.demo.build import DemoCollection
 from annotate.demo.campaign import DEMO_CAMPAIGN, read_links
 from annotate.demo.retrieval import bm25_run, chargram_run, tfidf_run
+from annotate.store import open_engine, session_scope
 from pooling.pool import build_pool
 from pooljudge.cli import main, serve_cmd
-from pooljudge.trec import read_pool, read_run
+from pooljudge.formats.trec import read_pool, read_run
 
 DEPTH = 10  # the demo's pool depth
 RUN_DEPTH = 100  # documents retrieved per topic and run

@@ -17,9 +17,15 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from annotate.db import open_engine, session_scope
 from annotate.records import LabelScale
-from annotate.store import add_annotator, consistency_problems, create_campaign, judgments_frame
+from annotate.store import (
+    add_annotator,
+    consistency_problems,
+    create_campaign,
+    judgments_frame,
+    open_engine,
+    session_scope,
+)
 
 
 @pytest.fixture

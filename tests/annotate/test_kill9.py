@@ -20,7 +20,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from annotate.db import session_scope
 from annotate.records import LabelScale
 from annotate.store import (
     add_annotator,
@@ -29,6 +28,7 @@ from annotate.store import (
     create_campaign,
     judgments_frame,
     list_campaigns,
+    session_scope,
 )
 
 KILL_AFTER = (0.4, 1.2, 2.5, 4.0)  # seconds after the start: start-up, reading, writing

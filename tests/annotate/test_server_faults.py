@@ -15,9 +15,14 @@ import pandas as pd
 import pytest
 import sqlalchemy as sa
 
-from annotate.db import session_scope
 from annotate.records import LabelScale
-from annotate.store import add_annotator, consistency_problems, create_campaign, judgments_frame
+from annotate.store import (
+    add_annotator,
+    consistency_problems,
+    create_campaign,
+    judgments_frame,
+    session_scope,
+)
 
 pytestmark = pytest.mark.postgres
 
@@ -38,7 +43,7 @@ def _writers(database: str) -> list[int]:
 
 @pytest.fixture
 def pg_engine(pg_url):
-    from annotate.db import open_engine
+    from annotate.store import open_engine
 
     engine = open_engine(pg_url)
     yield engine

@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from annotate.db import open_engine, session_scope
-from annotate.store import judgments_frame
+from annotate.store import judgments_frame, open_engine, session_scope
 from pooljudge.cli import main
 
 N_DOCS = 20_000  # enough that the simulation is still running when a worker is killed

@@ -12,8 +12,8 @@ import pytest
 import sqlalchemy as sa
 
 from pooljudge.cli import main
+from tests.autojudge.conftest import KEY
 
-from .conftest import KEY
 from .helpers import KEY_VAR, autojudge_args, counters, labels
 
 
@@ -103,8 +103,13 @@ def test_backoff_gaps_grow_within_full_jitter_bounds(engine, make_campaign, serv
 
 def test_unjudged_skips_human_judged_pairs_and_keeps_slots(engine, make_campaign, server_for,
                                                           api_key, capsys):
-    from annotate.db import session_scope
-    from annotate.store import add_annotator, annotator_id, next_pair, record_judgment
+    from annotate.store import (
+        add_annotator,
+        annotator_id,
+        next_pair,
+        record_judgment,
+        session_scope,
+    )
 
     campaign = make_campaign(2, 3, overlap=2)
     with session_scope(engine) as session:
@@ -127,8 +132,7 @@ def test_unjudged_skips_human_judged_pairs_and_keeps_slots(engine, make_campaign
 
 
 def test_a_person_cannot_be_the_judge(engine, make_campaign, server_for, api_key, capsys):
-    from annotate.db import session_scope
-    from annotate.store import add_annotator
+    from annotate.store import add_annotator, session_scope
 
     campaign = make_campaign(1, 2)
     with session_scope(engine) as session:

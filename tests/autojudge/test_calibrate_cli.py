@@ -24,10 +24,10 @@ def demo(tmp_path, server_for, api_key, capsys):
     """The demo campaign, every pair labelled by the judge under injected faults, and people's
     labels (the truth) on every pair of its first half of topics."""
     from annotate import store
-    from annotate.db import open_engine, session_scope
     from annotate.demo import build_collection
     from annotate.demo.build import write_collection
     from annotate.demo.campaign import DEMO_CAMPAIGN, create_demo_campaign
+    from annotate.store import open_engine, session_scope
 
     from .conftest import Campaign
 

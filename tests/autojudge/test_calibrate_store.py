@@ -9,7 +9,7 @@ import sqlalchemy as sa
 
 from annotate import store
 from annotate.calibration import stratified_sample
-from annotate.db import session_scope
+from annotate.store import session_scope
 from pooljudge.errors import InputError
 
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from annotate.db import open_engine, session_scope
-from annotate.store import add_annotator, suggest_from
+from annotate.store import add_annotator, open_engine, session_scope, suggest_from
 from tests.annotate.test_cli_campaign import _init
 
 

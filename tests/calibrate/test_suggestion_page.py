@@ -10,8 +10,8 @@ import pytest
 import sqlalchemy as sa
 
 from annotate import store
-from annotate.db import session_scope
 from annotate.records import Label, LabelScale
+from annotate.store import session_scope
 from annotate.ui import judge_suggestion, keys
 
 DOCS = {"d1": "7", "d2": "7", "d3": "7", "d4": "8"}

@@ -18,9 +18,9 @@ import pandas as pd
 import pytest
 
 from annotate import store
-from annotate.db import open_engine, session_scope
 from annotate.records import LabelScale
-from annotate.ui.browser import CHROMIUM, launch_chromium, start_app, stop_app, wait_idle
+from annotate.store import open_engine, session_scope
+from tests.support.browser import CHROMIUM, launch_chromium, start_app, stop_app, wait_idle
 from tests.support.guidelines import acknowledge_for
 
 TIMEOUT_MS = 20_000

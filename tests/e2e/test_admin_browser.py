@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 from annotate import store
-from annotate.db import session_scope
+from annotate.store import session_scope
 from annotate.ui import keys
-from annotate.ui.browser import DONE_TEXT, wait_idle, wait_keys_ready
+from tests.support.browser import DONE_TEXT, wait_idle, wait_keys_ready
 
 EXPECTED = {"overview": "By annotator", "agreement": "Most disagreed pairs",
             "export": "Download qrels", "evaluate": "Current qrels: 6 judged pairs",

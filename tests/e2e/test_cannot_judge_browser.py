@@ -10,12 +10,12 @@ import pandas as pd
 import pytest
 
 from annotate import store
-from annotate.db import session_scope
 from annotate.records import LabelScale
-from annotate.ui.browser import shown_pair, wait_for_new_pair, wait_idle, wait_keys_ready
+from annotate.store import session_scope
 
 # The laptop tab (1366x768 unless parametrized), the two laptop sizes and the five grades.
 from tests.e2e.test_keyboard_browser import FIVE, LAPTOPS, laptop  # noqa: F401
+from tests.support.browser import shown_pair, wait_for_new_pair, wait_idle, wait_keys_ready
 
 BOX = "[class*='st-key-verdict_reason_'] input"
 FOCUSED = f"document.activeElement?.matches(\"{BOX}\")"

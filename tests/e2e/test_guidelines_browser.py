@@ -14,10 +14,10 @@ import pytest
 import sqlalchemy as sa
 
 from annotate import store
-from annotate.db import session_scope
-from annotate.ui.browser import shown_pair, wait_for_new_pair, wait_idle, wait_keys_ready
+from annotate.store import session_scope
 from annotate.ui.guidelines import ACK
 from annotate.ui.judge_stats import STANDING_CLASS
+from tests.support.browser import shown_pair, wait_for_new_pair, wait_idle, wait_keys_ready
 
 RULES = ("Rule 1: judge the page, not the site.\n"
          "<b>Rule 2</b>: [links](http://evil.example) stay text.")

@@ -10,12 +10,12 @@ import pandas as pd
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from annotate import store
-from annotate.db import session_scope
-from annotate.ui.browser import shown_pair, wait_idle
+from annotate.store import session_scope
 from annotate.ui.judge_terms import TERM_INPUT, TERMS_EXPANDER, remove_term_key
 
 # A 1366x768 tab (the laptop fixture of the keyboard tests).
 from tests.e2e.test_keyboard_browser import laptop  # noqa: F401
+from tests.support.browser import shown_pair, wait_idle
 
 BOX = f".st-key-{TERM_INPUT} input"
 MARKS = ".pj-doc-body mark"

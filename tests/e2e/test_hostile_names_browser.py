@@ -14,9 +14,9 @@ import pandas as pd
 import pytest
 
 from annotate import store
-from annotate.db import session_scope
 from annotate.records import Label, LabelScale
-from annotate.ui.browser import shown_pair, wait_idle
+from annotate.store import session_scope
+from tests.support.browser import shown_pair, wait_idle
 
 EVIL = ('[x](http://evil.example/a) ![i](https://evil.example/i.png) www.evil.example '
         'someone@evil.example mailto:me@evil.example <a href="http://evil.example/h">h</a> '

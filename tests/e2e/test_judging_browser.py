@@ -9,7 +9,7 @@ import pandas as pd
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from annotate.ui import keys
-from annotate.ui.browser import (
+from tests.support.browser import (
     DONE_TEXT,
     launch_chromium,
     shown_doc,

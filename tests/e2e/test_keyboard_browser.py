@@ -17,9 +17,9 @@ import pytest
 import sqlalchemy as sa
 
 from annotate import store
-from annotate.db import session_scope
 from annotate.records import Label, LabelScale
-from annotate.ui.browser import shown_pair, wait_for_new_pair, wait_idle, wait_keys_ready
+from annotate.store import session_scope
+from tests.support.browser import shown_pair, wait_for_new_pair, wait_idle, wait_keys_ready
 
 LAPTOPS = [pytest.param((1366, 768), id="1366x768"), pytest.param((1280, 720), id="1280x720")]
 # The page's own keys at the defaults, as the specification lists them (buttons come on top).

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from annotate.db import open_engine
-from annotate.ui.browser import (
+from annotate.store import open_engine
+from tests.e2e.conftest import App
+from tests.support.browser import (
     CHROMIUM,
     shown_doc,
     shown_pair,
@@ -23,12 +23,10 @@ from annotate.ui.browser import (
     wait_for_new_pair,
     wait_idle,
 )
-from tests.e2e.conftest import App
 from tests.support.postgres import PG_SERVER, create_pg_database, drop_pg_database
 
 pytestmark = pytest.mark.postgres
 
-TESTS = Path(__file__).resolve().parents[1]
 
 
 

@@ -23,8 +23,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from annotate.db import open_engine
-from annotate.ui.browser import (
+from annotate.store import open_engine
+from tests.e2e.conftest import App
+from tests.support.browser import (
     CHROMIUM,
     DONE_TEXT,
     free_port,
@@ -35,14 +36,13 @@ from annotate.ui.browser import (
     wait_for_new_pair,
     wait_healthy,
 )
-from tests.e2e.conftest import App
 from tests.support.postgres import PG_SERVER, create_pg_database, drop_pg_database
 
 pytestmark = pytest.mark.postgres
 
-TESTS = Path(__file__).resolve().parents[1]
-NGINX_CONF = TESTS.parent / "deploy" / "nginx.conf"
-CADDYFILE = TESTS.parent / "deploy" / "Caddyfile"
+DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
+NGINX_CONF = DEPLOY / "nginx.conf"
+CADDYFILE = DEPLOY / "Caddyfile"
 PACKAGES = {"nginx": "nginx-light", "caddy": "caddy"}
 EXCEPTION = '[data-testid="stException"]'
 TIMEOUT_MS = 30_000

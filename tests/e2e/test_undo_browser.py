@@ -12,7 +12,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from annotate.ui.browser import shown_pair, wait_for_new_pair, wait_idle, wait_keys_ready
+from tests.support.browser import shown_pair, wait_for_new_pair, wait_idle, wait_keys_ready
 
 STRIP = ".st-key-recent_strip"
 

@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 from metrics.bias import BIAS_COLUMNS, group_by_prefix, leave_out
-from pooljudge.trec import read_qrels, read_run, run_name
+from pooljudge.errors import InputError, UsageError
+from pooljudge.formats.trec import read_qrels, read_run, run_name
 
 
 def _tops(runs: dict[str, pd.DataFrame], depth: int) -> dict[str, set[tuple[str, str]]]:
@@ -123,11 +124,11 @@ def test_hand_made_case_unique_document_becomes_unjudged():
 
 def test_run_without_group_is_rejected():
     qrels, runs = _generated(0, n_runs=2)
-    with pytest.raises(ValueError, match="no group for run"):
+    with pytest.raises(InputError, match="no group for run"):
         leave_out(qrels, runs, 3, groups={"team0-run0": "a"})
-    with pytest.raises(ValueError, match="depth must be at least 1"):
+    with pytest.raises(InputError, match="depth must be at least 1"):
         leave_out(qrels, runs, 0)
-    with pytest.raises(ValueError, match="prefix length"):
+    with pytest.raises(UsageError, match="prefix length"):
         group_by_prefix(["a"], 0)
 
 
@@ -143,7 +144,7 @@ def test_robust03_against_pytrec_eval(shared_data):
 
 
 def _files(tmp_path, qrels, runs):
-    from pooljudge.trec import write_qrels, write_run
+    from pooljudge.formats.trec import write_qrels, write_run
 
     write_qrels(qrels, tmp_path / "qrels.txt")
     paths = []

@@ -9,6 +9,7 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 from metrics.compare import COLUMNS, MIN_TOPICS, compare, holm, paired_test
+from pooljudge.errors import UsageError
 
 
 def _tidy(scores: dict[str, np.ndarray], measure: str = "AP") -> pd.DataFrame:
@@ -107,9 +108,9 @@ def test_compare_pairs_only_shared_topics_and_rejects_bad_baseline():
     table, _ = compare(tidy, baseline="x", n_resamples=100)
     assert table["topics"].tolist() == [3]
     assert table["mean_diff"].iloc[0] == pytest.approx((0.2 + 0.0 + 0.2) / 3)
-    with pytest.raises(ValueError, match="baseline 'nope'"):
+    with pytest.raises(UsageError, match="baseline 'nope'"):
         compare(tidy, baseline="nope")
-    with pytest.raises(ValueError, match="at least two runs"):
+    with pytest.raises(UsageError, match="at least two runs"):
         compare(_tidy({"x": np.array([0.1, 0.2])}))
 
 

@@ -18,10 +18,10 @@ from metrics import evaluate
 from metrics.compat import COMPATS, check_compat
 from metrics.ranked import needed_relevant
 from pooljudge.cli import main
-from pooljudge.cli.trust_common import add_compat_option
+from pooljudge.cli.options import add_compat_option
 from pooljudge.errors import InputError
-from pooljudge.ranking import byte_order_codes, rank_positions, rank_rows
-from pooljudge.trec import read_run, read_run_columns
+from pooljudge.formats.ranking import byte_order_codes, rank_positions, rank_rows
+from pooljudge.formats.trec import read_run, read_run_columns
 
 
 def _value(qrels, run, measure: str, compat: str | None) -> float:

@@ -17,6 +17,7 @@ from metrics.correlate import (
     swapped_pairs,
     tau_ap,
 )
+from pooljudge.errors import InputError
 
 REF = ["a", "b", "c", "d"]
 
@@ -70,9 +71,9 @@ def test_tau_ap_against_direct_loop_on_random_permutations():
 
 
 def test_tau_ap_rejects_different_items_and_is_nan_for_one():
-    with pytest.raises(ValueError, match="same distinct items"):
+    with pytest.raises(InputError, match="same distinct items"):
         tau_ap(["a", "b"], ["a", "c"])
-    with pytest.raises(ValueError, match="same distinct items"):
+    with pytest.raises(InputError, match="same distinct items"):
         tau_ap(["a", "a"], ["a", "a"])
     assert np.isnan(tau_ap(["a"], ["a"]))
 

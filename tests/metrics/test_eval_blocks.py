@@ -20,8 +20,8 @@ from metrics.evaluate import score_all, tidy
 from metrics.registry import make, names
 from pooljudge.cli import main
 from pooljudge.errors import InputError
-from pooljudge.run_blocks import RunBlocks
-from pooljudge.trec import write_qrels
+from pooljudge.formats._run_blocks import RunBlocks
+from pooljudge.formats.trec import write_qrels
 
 evaluate_module = importlib.import_module("metrics.evaluate")  # the package re-exports a function
 BLOCK_BYTES = 3000  # a few topics per block

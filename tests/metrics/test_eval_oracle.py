@@ -17,7 +17,7 @@ import pytest
 import pytrec_eval
 
 from metrics import evaluate
-from pooljudge.trec import read_qrels, read_run
+from pooljudge.formats.trec import read_qrels, read_run
 
 TOLERANCE = 1e-9
 LEVELS = ["0.00", "0.10", "0.20", "0.30", "0.40", "0.50", "0.60", "0.70", "0.80", "0.90", "1.00"]

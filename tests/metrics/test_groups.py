@@ -9,7 +9,7 @@ import metrics
 from metrics.groups import GROUP_COLUMNS, group_means
 from pooljudge.cli import main
 from pooljudge.errors import InputError
-from pooljudge.groups_format import read_run_groups, read_topic_groups
+from pooljudge.formats.groups import read_run_groups, read_topic_groups
 
 
 def _write(tmp_path, text: str, name: str = "groups.txt"):

@@ -9,7 +9,7 @@ import pytest
 import pytrec_eval
 
 from metrics import evaluate
-from pooljudge.trec import write_qrels, write_run
+from pooljudge.formats.trec import write_qrels, write_run
 
 MEASURES = ["P@5", "AP", "nDCG", "RR", "Bpref", "Judged@10", "NumRelRet"]
 PYTREC = {"P@5": "P_5", "AP": "map", "nDCG": "ndcg", "RR": "recip_rank", "Bpref": "bpref",

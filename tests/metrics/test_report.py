@@ -25,7 +25,7 @@ from metrics.report import (
 )
 from metrics.report_html import Section, html_table, render_page
 from pooljudge.cli import main
-from pooljudge.trec import write_qrels, write_run
+from pooljudge.formats.trec import write_qrels, write_run
 
 EVIL = "<b onmouseover=alert(1)>&\"run'"
 

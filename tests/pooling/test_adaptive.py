@@ -8,6 +8,7 @@ import pytest
 
 from pooling import build_pool, global_sequence, make_policy
 from pooling.adaptive import _Arms
+from pooljudge.errors import InputError
 
 ADAPTIVE = ["mtf", "maxmean", "thompson", "maxmean(alpha=0.5,beta=2)"]
 ALL = [*ADAPTIVE, "rrf", "take@2", "docid", "combmnz"]
@@ -137,5 +138,5 @@ def test_seeded_policies_are_reproducible_and_the_seed_matters(tied_pool):
 
 @pytest.mark.parametrize(("spec", "seed"), [("maxmean(alpha=0)", 0), ("mtf", -1)])
 def test_bad_adaptive_parameters_are_refused(tied_pool, spec, seed):
-    with pytest.raises(ValueError):
+    with pytest.raises(InputError):
         make_policy(spec, tied_pool, seed=seed)

@@ -12,7 +12,8 @@ import pytest
 
 from pooling import apply_budget, build_pool, topic_order
 from pooling.static_orders import static_order
-from pooljudge.trec import read_run_columns
+from pooljudge.errors import InputError
+from pooljudge.formats.trec import read_run_columns
 
 
 def oracle_pool(runs: dict[str, list[tuple[str, str, float]]], depth: int) -> dict:
@@ -141,22 +142,22 @@ def test_budget_is_per_topic_and_without_floor_follows_order(kit):
     ({"depth": 0}, "depth"),
 ])
 def test_build_pool_rejects_bad_arguments(kwargs, message, kit):
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(InputError, match=message):
         build_pool({"a": kit.run_frame([("1", "x", 1.0)])}, **kwargs)
 
 
 def test_build_pool_rejects_no_runs_and_repeated_names(kit):
-    with pytest.raises(ValueError, match="no runs"):
+    with pytest.raises(InputError, match="no runs"):
         build_pool({}, 5)
     frame = kit.run_frame([("1", "x", 1.0)])
-    with pytest.raises(ValueError, match="two runs"):
+    with pytest.raises(InputError, match="two runs"):
         build_pool([("a", frame), ("a", frame)], 5)
 
 
 def test_apply_budget_rejects_bad_arguments(kit):
     pool = build_pool({"a": kit.run_frame([("1", "x", 1.0)])}, 5)
     order = np.ones(1, dtype=np.int64)
-    with pytest.raises(ValueError, match="budget"):
+    with pytest.raises(InputError, match="budget"):
         apply_budget(pool, order, budget=0)
-    with pytest.raises(ValueError, match="floor"):
+    with pytest.raises(InputError, match="floor"):
         apply_budget(pool, order, floor=-1)

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from pooljudge.cli import main
-from pooljudge.trec import read_pool
+from pooljudge.formats.trec import read_pool
 
 
 @pytest.fixture

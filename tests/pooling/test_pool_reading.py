@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from pooling import build_pool
 from pooling.pool import top_candidates
 from pooljudge.cli import main
-from pooljudge.ranking import byte_order_codes, rank_positions
-from pooljudge.trec import RunColumns
+from pooljudge.formats.ranking import byte_order_codes, rank_positions
+from pooljudge.formats.trec import RunColumns
 
 ids = st.text(alphabet="abZ09é", min_size=1, max_size=3)
 scores = st.sampled_from([0.0, -0.0, 2.5, 40.922120174018, 40.922120174019, 7.0, -1.0])
@@ -78,7 +78,7 @@ def test_a_duplicate_below_the_depth_is_still_an_error(tmp_path, capsys):
 
 
 def test_a_bad_run_cancels_reads_not_started_and_awaits_running_ones(tmp_path, monkeypatch):
-    from pooljudge.cli import pool_cmd
+    from pooljudge.cli import inputs
     from pooljudge.errors import InputError
 
     started, ended = [], []
@@ -91,9 +91,9 @@ def test_a_bad_run_cancels_reads_not_started_and_awaits_running_ones(tmp_path, m
         ended.append(path)
         return None
 
-    monkeypatch.setattr(pool_cmd, "_read_one", read_one)
+    monkeypatch.setattr(inputs, "_read_one", read_one)
     with pytest.raises(InputError, match="bad:1: broken"):
-        list(pool_cmd.read_runs(["bad", "g1", "g2", "g3", "g4", "g5"], workers=2))
+        list(inputs.read_runs(["bad", "g1", "g2", "g3", "g4", "g5"], workers=2))
     assert sorted(ended) == sorted(started) and len(started) <= 2
 
 

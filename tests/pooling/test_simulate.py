@@ -10,7 +10,7 @@ import pytest
 
 from pooling import build_pool, simulate, summary
 from pooling.simulate import Curve, found_share, needed_share
-from pooljudge.trec import read_qrels, read_run_columns, run_name
+from pooljudge.formats.trec import read_qrels, read_run_columns, run_name
 
 
 def test_hand_case_in_document_id_order(kit):

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from pooling import build_pool, make_policy, parse_strategy
-from pooling.static_orders import STATIC_ORDERS, static_order
-from pooling.strategies import STRATEGIES, StrategySpec
+from pooling.static_orders import static_order
+from pooling.strategies import REGISTRY, StrategySpec
+from pooljudge.errors import InputError
 
 # Topic 1. Run A: d1 (10), d2 (8), d3 (0). Run B: d3 (5), d1 (3), d4 (1). Depth 3.
 # Min-max normalised: A d1 1, d2 .8, d3 0; B d3 1, d1 .5, d4 0.
@@ -32,7 +33,7 @@ def pool(kit):
 ], ids=lambda v: str(v))
 def test_fused_scores_match_hand_computation(pool, name, params, fused):
     assert list(pool.pairs["doc"]) == DOCS
-    np.testing.assert_allclose(-STATIC_ORDERS[name](pool, **params), fused, rtol=1e-12)
+    np.testing.assert_allclose(-REGISTRY[name].load()(pool, **params), fused, rtol=1e-12)
 
 
 @pytest.mark.parametrize(("spec", "expected"), [
@@ -65,7 +66,7 @@ def test_orders_are_per_topic(kit):
 
 @pytest.mark.parametrize("text", ["rrf(k=-1)", "rbp-sum(p=1)", "rbp-max(p=0)", "take@0"])
 def test_bad_parameters_are_refused(pool, text):
-    with pytest.raises(ValueError):
+    with pytest.raises(InputError):
         make_policy(text, pool)
 
 
@@ -80,17 +81,19 @@ def test_strategy_names_parse_to_canonical_form_and_back(text, canonical):
     assert parse_strategy(str(spec)) == spec
 
 
-@pytest.mark.parametrize("name", sorted(STRATEGIES))
+@pytest.mark.parametrize("name", sorted(REGISTRY))
 def test_every_registered_strategy_round_trips(name):
-    spec = StrategySpec(name, tuple(sorted(STRATEGIES[name].items())))
+    spec = StrategySpec(name, tuple(sorted(REGISTRY[name].defaults.items())))
     assert parse_strategy(str(spec)) == spec
 
 
 @pytest.mark.parametrize(("text", "message"), [
     ("nope", "unknown strategy"), ("rrf(p=1)", "no parameter"), ("rrf@3", "only take"),
-    ("take(n=1.5)", "integer"), ("rrf(k=abc)", "number"), ("rrf(k)", "no parameter"),
-    ("rrf(", "cannot parse"),
+    ("take(n=1.5)", "integer"), ("rrf(k=abc)", "number"), ("rrf(k)", "name=value"),
+    ("rrf(", "cannot parse"), ("take(n=2)@3", "cannot parse"), ("take@x", "cannot parse"),
+    ("rrf(k=1,k=2)", "given twice"), ("rrf(k=-1)", "rrf needs k >= 0, got -1.0"),
+    ("maxmean(alpha=0)", "maxmean needs alpha > 0"), ("rbp(p=1)", "rbp-sum needs 0 < p < 1"),
 ])
 def test_bad_strategy_names_say_what_is_wrong(text, message):
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(InputError, match=message):
         parse_strategy(text)

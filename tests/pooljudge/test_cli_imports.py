@@ -48,4 +48,4 @@ def test_top_level_help_imports_no_command_implementation(argv: list[str]) -> No
     assert _packages(modules) & (HEAVY | ARRAYS | {"metrics"}) == set()
     assert {m for m in modules if m.startswith(("annotate.", "pooling."))} <= {
         "annotate.links", "annotate.records", "annotate.consensus_policies",
-        "pooling.strategies"}
+        "pooling.orders", "pooling.strategies"}

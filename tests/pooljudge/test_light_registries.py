@@ -3,6 +3,7 @@ the implementations loaded lazily, load nothing heavy themselves, and feed the c
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import sys
 
@@ -18,22 +19,30 @@ from annotate.consensus_policies import (
     TIES,
     Policy,
 )
-from annotate.records import ADAPTIVE_ORDERS
-from pooling.adaptive import ADAPTIVE_WALKS
-from pooling.static_orders import STATIC_ORDERS
-from pooling.strategies import DEFAULT_STRATEGY, REGISTRY, STRATEGIES, parse_strategy
+from pooling.orders import ADAPTIVE_ORDERS, JUDGING_ORDERS
+from pooling.strategies import DEFAULT_STRATEGY, REGISTRY, parse_strategy
 from pooljudge.cli.pool_cmd import DEFAULT_SIMULATE
 from tests.support.fresh import python_output
 
-IMPLEMENTATIONS = {"static": STATIC_ORDERS, "adaptive": ADAPTIVE_WALKS}
-LIGHT_MODULES = ("pooling", "pooling.strategies", "annotate.consensus_policies",
-                 "annotate.records")
+IMPLEMENTATIONS = {"static": "pooling.static_orders", "adaptive": "pooling.adaptive"}
+NOT_ORDERS = {"order_within_topics", "static_order"}
+LIGHT_MODULES = ("pooling", "pooling.strategies", "pooling.orders", "pooljudge.grammar",
+                 "annotate.consensus_policies", "annotate.records")
 
 
 @pytest.mark.parametrize("kind", sorted(IMPLEMENTATIONS))
 def test_every_declared_strategy_has_an_implementation_and_no_other(kind: str) -> None:
-    declared = {name for name, s in REGISTRY.items() if s.kind == kind}
-    assert declared == set(IMPLEMENTATIONS[kind])
+    """Each declaration names its own function of its kind's module; every public function of
+    that module over a pool (static) or arms (adaptive) is declared."""
+    module = importlib.import_module(IMPLEMENTATIONS[kind])
+    declared = [s.load() for s in REGISTRY.values() if s.kind == kind]
+    assert all(f.__module__ == module.__name__ for f in declared)
+    assert len(set(declared)) == len(declared)
+    kernels = {f for name, f in vars(module).items() if inspect.isfunction(f)
+               and f.__module__ == module.__name__ and not name.startswith("_")
+               and name not in NOT_ORDERS
+               and next(iter(inspect.signature(f).parameters)) in ("pool", "arms")}
+    assert kernels == set(declared)
 
 
 @pytest.mark.parametrize("name", list(REGISTRY))
@@ -41,7 +50,7 @@ def test_implementations_take_exactly_the_declared_parameters_without_defaults(n
     """Keyword-only, annotated with the declared default's type, and no default of their own:
     defaults are written once, in the registry."""
     strategy = REGISTRY[name]
-    function = IMPLEMENTATIONS[strategy.kind][name]
+    function = strategy.load()
     keywords = {p.name: p for p in inspect.signature(function).parameters.values()
                 if p.kind is inspect.Parameter.KEYWORD_ONLY}
     assert list(keywords) == list(strategy.defaults)
@@ -55,7 +64,7 @@ def test_names_aliases_and_the_defaults_view_agree() -> None:
     assert len(set(aliases)) == len(aliases) and not set(aliases) & set(REGISTRY)
     assert all(parse_strategy(alias).name == s.name
                for s in REGISTRY.values() for alias in s.aliases)
-    assert {name: dict(s.defaults) for name, s in REGISTRY.items()} == STRATEGIES
+    assert all(p.valid(p.default) for s in REGISTRY.values() for p in s.params)
     assert all(s.help and s.help == s.help.strip() for s in REGISTRY.values())
 
 
@@ -69,6 +78,7 @@ def test_strategies_shown_by_the_help_parse_to_their_defaults(text: str) -> None
 
 def test_the_campaign_adaptive_orders_are_the_adaptive_strategies() -> None:
     assert set(ADAPTIVE_ORDERS) == {n for n, s in REGISTRY.items() if s.kind == "adaptive"}
+    assert not set(JUDGING_ORDERS) & {*REGISTRY, *(a for s in REGISTRY.values() for a in s.aliases)}
 
 
 def test_every_declared_consensus_policy_has_a_decider_and_no_other() -> None:

@@ -7,7 +7,6 @@ opened (and migrated) by ``serve`` itself before Streamlit would start.
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -17,17 +16,9 @@ from types import SimpleNamespace
 import pytest
 import sqlalchemy as sa
 
-from annotate.db import open_engine
+from annotate.store import open_engine
 from pooljudge.cli import main, serve_cmd
-
-
-def _pg_helpers():
-    """``create_pg_database``/``drop_pg_database`` of tests/annotate/conftest.py."""
-    path = Path(__file__).resolve().parents[1] / "annotate" / "conftest.py"
-    spec = importlib.util.spec_from_file_location("_annotate_pg_helpers", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tests.support.postgres import PG_SERVER, create_pg_database, drop_pg_database
 
 
 class _FakeChild:
@@ -129,12 +120,11 @@ def test_pool_size_reaches_the_server_and_a_bad_one_is_refused(launched, tmp_pat
 
 @pytest.fixture
 def pg_database() -> Iterator[str]:
-    helpers = _pg_helpers()
-    name = helpers.create_pg_database("pooljudge_serve")
+    name = create_pg_database("pooljudge_serve")
     try:
-        yield helpers.PG_SERVER.format(database=name)
+        yield PG_SERVER.format(database=name)
     finally:
-        helpers.drop_pg_database(name)
+        drop_pg_database(name)
 
 
 @pytest.mark.postgres

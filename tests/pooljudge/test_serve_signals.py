@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from annotate.ui.browser import free_port
+from tests.support.browser import free_port
 
 SIGNALS = [signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGKILL]
 GONE_WITHIN = 15.0  # seconds; Streamlit's own shutdown takes about one

@@ -10,7 +10,7 @@ from __future__ import annotations
 from sqlalchemy import Engine
 
 from annotate import store
-from annotate.db import session_scope
+from annotate.store import session_scope
 
 __all__ = ["acknowledge_for"]
 

@@ -18,7 +18,7 @@ import pytest
 from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
-from annotate.db import database_url, open_engine
+from annotate.store import database_url, open_engine
 from tests.support.guidelines import acknowledge_for
 
 APP = str(Path(__file__).resolve().parents[3] / "annotate" / "app.py")

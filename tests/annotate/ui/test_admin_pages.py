@@ -17,8 +17,8 @@ from streamlit.testing.v1 import AppTest
 
 from annotate import store
 from annotate.consensus import Policy, adjudication_queue, consensus_qrels
-from annotate.db import session_scope
 from annotate.records import LabelScale
+from annotate.store import session_scope
 from annotate.ui import keys
 
 ADMIN_PAGES = ("adjudicate", "overview", "agreement", "export", "evaluate", "create", "people",

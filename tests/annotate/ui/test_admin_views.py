@@ -24,9 +24,8 @@ from streamlit.testing.v1.element_tree import UnknownElement
 from annotate import store
 from annotate.agreement import agreement_report
 from annotate.consensus import Policy, consensus_qrels, disagreements
-from annotate.db import session_scope
 from annotate.records import Label, LabelScale
-from annotate.store_progress import PACE, time_left
+from annotate.store import PACE, session_scope, time_left
 from annotate.ui import keys
 from annotate.ui.admin import hourly_rates
 from annotate.ui.agreement_view import confusion, confusion_view, kappa_heat

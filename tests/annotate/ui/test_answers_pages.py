@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 
 from annotate import store
-from annotate.db import session_scope
 from annotate.records import LabelScale
+from annotate.store import session_scope
 from annotate.ui.create import CREATE_CANNOT_JUDGE, CREATE_RATIONALE
 
 # The create page's fixture and form helpers; the admin pages' record of downloads.

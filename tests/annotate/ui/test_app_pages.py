@@ -10,8 +10,8 @@ import sqlalchemy as sa
 from streamlit.testing.v1 import AppTest
 
 from annotate import store
-from annotate.db import open_engine, session_scope
 from annotate.records import LabelScale
+from annotate.store import open_engine, session_scope
 from annotate.ui import keys
 
 APP = str(Path(__file__).resolve().parents[3] / "annotate" / "app.py")

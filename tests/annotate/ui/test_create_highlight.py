@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from annotate import store
-from annotate.db import session_scope
+from annotate.store import session_scope
 from annotate.ui.create import CREATE_HIGHLIGHT_NARRATIVE
 
 # The create page's fixture (uploads of small files, an admin) and its form helpers.

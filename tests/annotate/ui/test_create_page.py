@@ -19,16 +19,16 @@ import sqlalchemy as sa
 from streamlit.testing.v1 import AppTest
 
 from annotate import store
-from annotate.db import open_engine, session_scope
 from annotate.links import DEFAULT_APP_URL as DEFAULT_URL
-from annotate.models import Campaign, Document, Pair, Topic
 from annotate.records import Label, LabelScale
+from annotate.store import open_engine, session_scope
+from annotate.store.models import Campaign, Document, Pair, Topic
 from annotate.ui import create, keys
 from annotate.ui.render import JOINER
 from pooling.pool import apply_budget, build_pool
 from pooling.static_orders import static_order
 from pooljudge.errors import InputError
-from pooljudge.trec import read_run
+from pooljudge.formats.trec import read_run
 
 APP = str(Path(__file__).resolve().parents[3] / "annotate" / "app.py")
 TOPICS = "id\ttitle\tdescription\tnarrative\n1\twidgets\tabout widgets\tn\n2\tgadgets\tg\tn\n"

@@ -22,13 +22,13 @@ from streamlit.testing.v1 import AppTest
 
 import metrics
 from annotate import store
-from annotate.db import session_scope
 from annotate.records import LabelScale
+from annotate.store import session_scope
 from annotate.ui import keys
 from annotate.ui.evaluate_panels import POOL_DEPTH
 from annotate.ui.render import md_escape
 from pooljudge.cli import main
-from pooljudge.trec import read_qrels, write_run
+from pooljudge.formats.trec import read_qrels, write_run
 from tests.support.uploads import Upload
 
 APP = str(Path(__file__).resolve().parents[3] / "annotate" / "app.py")

@@ -9,8 +9,8 @@ import sqlalchemy as sa
 from streamlit.testing.v1 import AppTest
 
 from annotate import store
-from annotate.db import session_scope
 from annotate.records import LabelScale
+from annotate.store import session_scope
 from annotate.ui import keys
 from annotate.ui.guidelines import ACK, ACK_KEY_NAME, SAVE, editor_key
 

@@ -19,8 +19,8 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from annotate import store
-from annotate.db import session_scope
 from annotate.records import Label, LabelScale
+from annotate.store import session_scope
 from annotate.ui import keys
 from annotate.ui.routes import ROUTES
 from tests.support.uploads import Upload

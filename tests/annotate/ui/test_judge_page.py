@@ -18,9 +18,8 @@ from markdown_it import MarkdownIt
 from streamlit.testing.v1 import AppTest
 
 from annotate import store
-from annotate.db import session_scope
 from annotate.records import Label, LabelScale
-from annotate.store_progress import PACE
+from annotate.store import PACE, session_scope
 from annotate.ui import keys
 from annotate.ui.render import JOINER, md_escape
 

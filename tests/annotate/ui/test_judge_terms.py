@@ -13,8 +13,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from annotate import store
-from annotate.db import session_scope
 from annotate.records import LabelScale
+from annotate.store import session_scope
 from annotate.ui.judge_terms import (
     TERM_ADD,
     TERM_INPUT,

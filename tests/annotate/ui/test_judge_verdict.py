@@ -13,8 +13,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from annotate import store
-from annotate.db import session_scope
 from annotate.records import Label, LabelScale
+from annotate.store import session_scope
 from annotate.ui import judge, judge_verdict, keys
 
 DOCS = {"d1": "7", "d2": "7", "d3": "7", "d4": "8"}

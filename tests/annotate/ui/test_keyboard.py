@@ -18,9 +18,9 @@ from alembic import command
 from streamlit.testing.v1 import AppTest
 
 from annotate import store
-from annotate.db import migration_config, open_engine, session_scope
 from annotate.keymap import ACTIONS, KeyMap, canonical_key
 from annotate.records import Label, LabelScale
+from annotate.store import migration_config, open_engine, session_scope
 from annotate.ui import create, keys
 from annotate.ui.render import JOINER
 from annotate.ui.routes import home_route

@@ -16,9 +16,9 @@ import sqlalchemy as sa
 from streamlit.testing.v1 import AppTest
 
 from annotate import store
-from annotate.db import open_engine, session_scope
-from annotate.models import Annotator
 from annotate.records import LabelScale
+from annotate.store import open_engine, session_scope
+from annotate.store.models import Annotator
 from annotate.ui import keys
 from annotate.ui.people import parse_people
 from annotate.ui.render import JOINER

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from annotate import store
-from annotate.db import session_scope
 from annotate.records import LabelScale
+from annotate.store import session_scope
 from annotate.ui.terms_admin import TERMS_SAVE, TERMS_TOPIC, parse_lines, terms_text_key
 from pooljudge.errors import InputError
 

@@ -12,9 +12,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from annotate import store
-from annotate.db import session_scope
 from annotate.records import Label, LabelScale
-from annotate.store_progress import PACE, time_left
+from annotate.store import PACE, session_scope, time_left
 from annotate.ui import keys
 from annotate.ui.judge_stats import STANDING_CLASS
 

@@ -1,0 +1,164 @@
+"""The one way a campaign is made: files → pool → checked campaign, for the CLI, app and demo.
+
+Each caller reads its own files (``pooljudge init`` paths with :mod:`pooljudge.formats`, the
+app's uploads with :mod:`annotate.ui.uploads`, the demo generates frames) and describes the
+campaign with :class:`CampaignSettings`. :func:`plan_campaign` then does everything that needs no
+database: it pools the runs (or takes a pool file's rows), checks that every pooled topic and
+document was given, and computes each run's rank of the pooled pairs; so bad files are refused
+before a database is even created. :func:`store_campaign` stores a plan through
+:mod:`annotate.store` in one transaction, all or nothing: the campaign, the automatic judge whose
+labels are suggested, the people. :func:`create_campaign` is both steps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import pandas as pd
+from sqlalchemy import Engine
+from sqlalchemy.orm import Session
+
+from annotate import store
+from annotate.keymap import KeyMap
+from annotate.records import CampaignInfo, LabelScale
+from pooling.pool import Pool, apply_budget, build_pool
+from pooling.static_orders import static_order
+from pooljudge.errors import InputError
+from pooljudge.formats.collection import check_pool_members
+from pooljudge.formats.files import PathLike
+
+__all__ = ["POOL_COLUMNS", "CampaignPlan", "CampaignSettings", "CreatedCampaign", "NewPerson",
+           "create_campaign", "ordered_pool", "plan_campaign", "store_campaign"]
+
+POOL_COLUMNS = ["topic", "doc", "order", "best_rank", "runs"]  # a pool file's columns
+Runs = Mapping[str, Any] | Iterable[tuple[str, Any]]  # as :func:`pooling.pool.build_pool` takes
+
+
+@dataclass(frozen=True)
+class CampaignSettings:
+    """Everything a campaign is made with besides its files.
+
+    ``order`` is a static or adaptive judging order (an adaptive one needs runs and assignment
+    by ``pair``), seeded by ``seed``; ``keymap`` (None: the default keys) must be made for
+    ``scale`` and ``rationale_labels`` must be labels of it, else the store raises InputError.
+    ``suggest_from`` names the automatic judge whose labels people see as suggestions (None:
+    none); ``people`` are (name, role) pairs added with the campaign.
+    """
+
+    name: str
+    scale: LabelScale
+    overlap: int = 1
+    order: str = "pool"
+    assign_mode: str = "pair"
+    guidelines: str = ""
+    show_others_labels: bool = False
+    cannot_judge: bool = False
+    rationale_labels: tuple[int, ...] = ()
+    highlight_narrative: bool = False
+    keymap: KeyMap | None = None
+    seed: int = 0
+    suggest_from: str | None = None
+    people: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class CampaignPlan:
+    """A campaign checked and ready to store: the ordered ``pool`` (:data:`POOL_COLUMNS`) and
+    ``run_ranks`` (topic, doc, run, rank; None without runs)."""
+
+    settings: CampaignSettings
+    topics: pd.DataFrame
+    documents: pd.DataFrame
+    pool: pd.DataFrame
+    run_ranks: pd.DataFrame | None = None
+
+
+class NewPerson(NamedTuple):
+    """A person added with the campaign and their login token (stored only as a hash)."""
+
+    role: str
+    name: str
+    token: str
+
+
+@dataclass(frozen=True)
+class CreatedCampaign:
+    """The stored campaign and its new people, in the order the settings list them."""
+
+    info: CampaignInfo
+    people: tuple[NewPerson, ...]
+
+
+def ordered_pool(pool: Pool, strategy: str, budget: int | None = None) -> pd.DataFrame:
+    """The pool's pairs in the judging order of static ``strategy`` (1 = first within a topic),
+    cut to ``budget`` pairs per topic (None: all); columns :data:`POOL_COLUMNS`."""
+    ordered = apply_budget(pool, static_order(pool, strategy), budget=budget)
+    return ordered[POOL_COLUMNS]
+
+
+def plan_campaign(settings: CampaignSettings, *, topics: pd.DataFrame, documents: pd.DataFrame,
+                  pool: pd.DataFrame | None = None, pool_path: PathLike | None = None,
+                  runs: Runs | None = None, depth: int | None = None, strategy: str = "rrf",
+                  budget: int | None = None) -> CampaignPlan:
+    """Pool, check and rank, without a database.
+
+    With ``pool`` (a pool file's rows, read from ``pool_path`` if given), ``runs`` only give
+    each pooled pair's rank within every run's top ``depth`` (default: the pool's deepest
+    ``best_rank``). Without it the ``runs`` are pooled to ``depth`` and ordered by
+    :func:`ordered_pool`; their ranks then cover the whole depth-``depth`` pool, budget or not.
+    ``runs`` may be a lazy iterable: it is consumed after the pool file's check.
+
+    InputError for a pooled topic or document the frames lack, naming the pool file's line,
+    the runs that retrieved it, or else its pool row; InputError from pooling (depth < 1).
+    """
+    if pool is None:
+        if runs is None or depth is None:
+            raise InputError("a campaign needs a pool, or runs and a pool depth")
+        pooled = build_pool(runs, depth)
+        check_pool_members(pooled.pairs, topics, documents, from_runs=True)
+        return CampaignPlan(settings, topics, documents, ordered_pool(pooled, strategy, budget),
+                            store.run_ranks(pooled))
+    if pool_path is not None:  # else the store checks it, naming the pool row
+        check_pool_members(pool, topics, documents, pool_path)
+    ranks = None
+    if runs is not None:
+        depth = depth or max(1, int(pool["best_rank"].max()))
+        ranks = store.run_ranks(build_pool(runs, depth))
+    return CampaignPlan(settings, topics, documents, pool, ranks)
+
+
+def store_campaign(target: Engine | Session, plan: CampaignPlan) -> CreatedCampaign:
+    """Store ``plan`` in one transaction: in the caller's session, or in a new one on the
+    engine. InputError (and nothing stored) for a bad setting, an existing campaign name, a
+    person the store refuses, or a suggesting judge that is one of the people."""
+    if isinstance(target, Session):
+        return _store(target, plan)
+    with store.session_scope(target) as session:
+        return _store(session, plan)
+
+
+def create_campaign(target: Engine | Session, settings: CampaignSettings, *,
+                    topics: pd.DataFrame, documents: pd.DataFrame, **inputs: Any
+                    ) -> CreatedCampaign:
+    """:func:`store_campaign` of :func:`plan_campaign` (``inputs``: its pool and runs)."""
+    plan = plan_campaign(settings, topics=topics, documents=documents, **inputs)
+    return store_campaign(target, plan)
+
+
+def _store(session: Session, plan: CampaignPlan) -> CreatedCampaign:
+    settings = plan.settings
+    info = store.create_campaign(
+        session, name=settings.name, scale=settings.scale, overlap=settings.overlap,
+        order=settings.order, assign_mode=settings.assign_mode, guidelines=settings.guidelines,
+        show_others_labels=settings.show_others_labels,
+        highlight_narrative=settings.highlight_narrative, topics=plan.topics,
+        documents=plan.documents, pool=plan.pool, run_ranks=plan.run_ranks, seed=settings.seed,
+        keymap=settings.keymap, cannot_judge=settings.cannot_judge,
+        rationale_labels=settings.rationale_labels)
+    people = tuple(NewPerson(role, name, store.add_annotator(
+        session, campaign=settings.name, name=name, role=role)) for name, role in settings.people)
+    if settings.suggest_from is not None:  # after the people: it must not be one of them
+        store.set_suggest_from(session, campaign=settings.name, name=settings.suggest_from)
+    return CreatedCampaign(info, people)

@@ -1,1 +1,0 @@
-"""Alembic migrations of the judgment store (run by :func:`annotate.db.open_engine`)."""

@@ -1,0 +1,280 @@
+"""Engines and sessions: SQLite pragmas, explicit SQLite transactions, Alembic upgrade on open.
+
+SQLite transactions are begun by us, not by the driver: ``BEGIN IMMEDIATE`` by default, so a
+writing transaction holds the write lock from its first statement and two writers queue on
+``busy_timeout`` instead of failing to upgrade a read lock (WAL's ``SQLITE_BUSY_SNAPSHOT``).
+Read-only sessions (``session_scope(engine, readonly=True)``) use a deferred ``BEGIN`` and never
+block writers. Writing sessions on a SQLite file also queue, first come first served, on
+:func:`annotate.store.writer_queue.writer_turn` with lock files in the temporary folder named after
+the database's absolute path (POSIX): the next writer goes on as soon as the lock is released,
+where SQLite's own busy handler sleeps in steps of up to 100 ms (a long latency tail with several
+processes), and in arrival order, where a plain ``flock`` lets a busy process take it again and
+again. The queue only orders writers; correctness still rests on SQLite's own locking.
+PostgreSQL runs at READ COMMITTED; the claim query locks rows with ``FOR UPDATE SKIP LOCKED``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import os
+import re
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from alembic.util.exc import CommandError
+from sqlalchemy.pool import StaticPool
+from sqlmodel import Session
+
+from annotate.store.writer_queue import fcntl, writer_turn
+from pooljudge.errors import PoolJudgeError, StorageError, UsageError
+
+__all__ = ["DEFAULT_URL", "database_url", "migrate", "migration_config", "open_engine",
+           "pool_size", "session_scope"]
+
+DEFAULT_URL = "sqlite:///pooljudge.db"
+MIGRATIONS = Path(__file__).with_name("migrations")
+BUSY_TIMEOUT_MS = 30_000
+_BEGIN_OPTION = "pooljudge_sqlite_begin"
+_MIGRATION_LOCK_KEY = 0x706F6F6C  # pg_advisory_xact_lock key: serialises concurrent upgrades
+_NO_SUCH_DATABASE = "3D000"  # PostgreSQL's SQLSTATE invalid_catalog_name
+# libpq reports a missing database at connection time without a SQLSTATE, only in its text.
+_NO_SUCH_DATABASE_TEXT = re.compile(r'database "[^"]*" does not exist')
+
+
+def database_url(url: str | None = None) -> str:
+    """``url``, else ``$POOLJUDGE_DB``, else :data:`DEFAULT_URL`."""
+    return url or os.environ.get("POOLJUDGE_DB") or DEFAULT_URL
+
+
+def pool_size() -> int:
+    """Connections a PostgreSQL engine keeps open: ``$POOLJUDGE_POOL_SIZE``, else 5
+    (SQLAlchemy's default); up to 10 more open while all are busy. UsageError if malformed."""
+    text = os.environ.get("POOLJUDGE_POOL_SIZE") or "5"
+    if not text.isdigit() or int(text) < 1:
+        raise UsageError(f"$POOLJUDGE_POOL_SIZE: must be a whole number >= 1, got {text!r}")
+    return int(text)
+
+
+def migration_config() -> Config:
+    """An Alembic configuration pointing at the migrations shipped inside the package."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    return config
+
+
+def open_engine(url: str | None = None, *, upgrade: bool = True,
+                create: bool = True) -> sa.Engine:
+    """An engine for ``url`` (see :func:`database_url`), upgraded to the newest schema.
+
+    An older database is migrated in place (``alembic upgrade head``); it is never dropped or
+    recreated. A database newer than this pooljudge raises PoolJudgeError. With ``create``
+    False (read-only commands) a SQLite file that does not exist, or a database without
+    pooljudge's tables, raises UsageError ``DB: no such database`` and nothing is created. A
+    PostgreSQL database is never created: a missing one raises the same UsageError.
+    """
+    url = database_url(url)
+    try:
+        parsed = sa.make_url(url)
+    except sa.exc.ArgumentError:
+        raise UsageError(f"not a database URL: {url!r}") from None
+    shown = parsed.render_as_string(hide_password=True)
+    try:
+        if parsed.get_backend_name() == "sqlite":
+            engine = _sqlite_engine(parsed, create=create)
+        else:
+            engine = sa.create_engine(parsed, pool_recycle=3600, pool_size=pool_size())
+    except (sa.exc.NoSuchModuleError, ModuleNotFoundError) as exc:
+        raise UsageError(f"cannot open {shown}: no driver for it ({exc})") from None
+    if upgrade:
+        _upgrade(engine, shown, create=create)
+    return engine
+
+
+@contextlib.contextmanager
+def session_scope(engine: sa.Engine, *, readonly: bool = False) -> Iterator[Session]:
+    """A session that commits on success and rolls back on any exception.
+
+    ``readonly`` sessions on SQLite begin a deferred transaction (no write lock).
+    """
+    bind = engine.execution_options(**{_BEGIN_OPTION: "DEFERRED"}) if readonly else engine
+    lock = None if readonly else _writer_lock_path(engine)
+    with _exclusive(lock):
+        session = Session(bind=bind, expire_on_commit=False)
+        try:
+            yield session
+            session.commit()
+        except sa.exc.OperationalError as exc:  # disk full, read-only, I/O error, server gone
+            _rollback_quietly(session)
+            raise StorageError(f"{_shown(engine)}: {_reason(exc)}; nothing of this transaction "
+                               "was stored") from None
+        except BaseException:
+            session.rollback()
+            raise
+        finally:
+            session.close()
+
+
+def _rollback_quietly(session: Session) -> None:
+    """Roll back after a database fault; the connection may be gone, so a failing rollback is
+    ignored (the server or SQLite's journal undoes the transaction anyway)."""
+    with contextlib.suppress(sa.exc.SQLAlchemyError):
+        session.rollback()
+
+
+def _shown(engine: sa.Engine) -> str:
+    """The engine's URL without its password, as error messages name the database."""
+    return engine.url.render_as_string(hide_password=True)
+
+
+def _reason(exc: sa.exc.DBAPIError) -> str:
+    """The driver's message on one line (SQLAlchemy's own adds SQL and parameters)."""
+    return " ".join(str(exc.orig).split()) or type(exc.orig).__name__
+
+
+def _writer_lock_path(engine: sa.Engine) -> str | None:
+    """The writers' lock file of a SQLite file database on a POSIX system, else None."""
+    if engine.dialect.name != "sqlite" or fcntl is None:
+        return None
+    database = engine.url.database
+    if database in (None, "", ":memory:"):
+        return None
+    return _lock_file(database)
+
+
+@functools.lru_cache(maxsize=256)
+def _lock_file(database: str) -> str:
+    """The lock file of ``database`` in the temporary folder (named by a hash of its absolute
+    path), so nothing is left beside the database. Cached: it is asked for on every write."""
+    key = hashlib.sha256(str(Path(database).expanduser().resolve()).encode()).hexdigest()[:24]
+    return str(Path(tempfile.gettempdir()) / f"pooljudge-{key}.lock")
+
+
+@contextlib.contextmanager
+def _exclusive(path: str | None) -> Iterator[None]:
+    """The writers' turn on ``path`` (no-op for None); released even on error."""
+    if path is None:
+        yield
+        return
+    with writer_turn(path):
+        yield
+
+
+def _no_such_database(error: BaseException) -> bool:
+    """Whether a driver error says the database does not exist (PostgreSQL)."""
+    return (getattr(error, "sqlstate", None) == _NO_SUCH_DATABASE
+            or _NO_SUCH_DATABASE_TEXT.search(str(error)) is not None)
+
+
+def _database_name(engine: sa.Engine, shown: str) -> str:
+    """A SQLite database's file name as given, else the URL without password."""
+    return (engine.url.database or shown) if engine.dialect.name == "sqlite" else shown
+
+
+def _sqlite_engine(url: sa.URL, *, create: bool) -> sa.Engine:
+    memory = url.database in (None, "", ":memory:")
+    if not memory:
+        path = Path(url.database).expanduser()
+        if not create and not path.exists():
+            raise UsageError(f"{url.database}: no such database")
+        folder = path.resolve().parent
+        if not folder.is_dir():
+            raise UsageError(f"cannot open {url.database}: folder {folder} does not exist")
+    kwargs: dict = {"connect_args": {"timeout": BUSY_TIMEOUT_MS / 1000}}
+    if memory:
+        kwargs.update(poolclass=StaticPool, connect_args={"check_same_thread": False})
+    engine = sa.create_engine(url, **kwargs)
+
+    @sa.event.listens_for(engine, "connect")
+    def _configure(dbapi_connection, _record) -> None:
+        dbapi_connection.isolation_level = None  # we issue BEGIN ourselves (see "begin")
+        cursor = dbapi_connection.cursor()
+        if not memory:
+            cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()
+
+    @sa.event.listens_for(engine, "begin")
+    def _begin(connection: sa.Connection) -> None:
+        mode = connection.get_execution_options().get(_BEGIN_OPTION, "IMMEDIATE")
+        connection.exec_driver_sql(f"BEGIN {mode}")
+
+    return engine
+
+
+def _upgrade(engine: sa.Engine, shown: str, *, create: bool = True) -> None:
+    """Run ``alembic upgrade head`` unless the database is already there. A database that
+    cannot be reached or read (``shown``: its URL without password), that does not exist, or
+    (unless ``create``) has no schema yet raises UsageError."""
+    config = migration_config()
+    script = ScriptDirectory.from_config(config)
+    head = script.get_current_head()
+    try:
+        with engine.execution_options(**{_BEGIN_OPTION: "DEFERRED"}).connect() as connection:
+            current = MigrationContext.configure(connection).get_current_revision()
+    except sa.exc.DBAPIError as exc:
+        engine.dispose()
+        if _no_such_database(exc.orig):
+            raise UsageError(f"{shown}: no such database") from None
+        raise UsageError(f"cannot open {shown}: {' '.join(str(exc.orig).split())}") from None
+    if current == head:
+        return
+    if current is None and not create:
+        engine.dispose()
+        raise UsageError(f"{_database_name(engine, shown)}: no such database (no pooljudge "
+                         "tables in it)")
+    if current is not None and current not in {rev.revision for rev in script.walk_revisions()}:
+        raise PoolJudgeError(
+            f"the database schema ({current}) is newer than this pooljudge ({head}); "
+            "upgrade pooljudge"
+        )
+    try:
+        migrate(engine, "head")
+    except CommandError as exc:
+        raise PoolJudgeError(f"cannot upgrade the database: {exc}") from None
+
+
+def migrate(engine: sa.Engine, revision: str, *, downgrade: bool = False) -> None:
+    """Upgrade (or downgrade) the database to ``revision`` in one transaction.
+
+    PostgreSQL: concurrent upgrades queue on an advisory lock. SQLite: foreign keys are off
+    while the migrations run (a batch rebuild drops and re-creates a table that other tables
+    point at, which SQLite refuses with them on; the pragma is a no-op inside a transaction,
+    so it is set before BEGIN), and ``PRAGMA foreign_key_check`` must find no dangling
+    reference before the commit; they are on again afterwards.
+    """
+    config = migration_config()
+    sqlite = engine.dialect.name == "sqlite"
+    with engine.connect() as connection:
+        driver = connection.connection.driver_connection
+        if sqlite:
+            driver.execute("PRAGMA foreign_keys=OFF")
+        try:
+            with connection.begin():
+                if not sqlite:
+                    connection.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"),
+                                       {"key": _MIGRATION_LOCK_KEY})
+                config.attributes["connection"] = connection
+                (command.downgrade if downgrade else command.upgrade)(config, revision)
+                if sqlite:
+                    _check_foreign_keys(connection)
+        finally:
+            if sqlite:
+                driver.execute("PRAGMA foreign_keys=ON")
+
+
+def _check_foreign_keys(connection: sa.Connection) -> None:
+    """PoolJudgeError naming the first row whose foreign key points nowhere (SQLite)."""
+    dangling = connection.exec_driver_sql("PRAGMA foreign_key_check").first()
+    if dangling is not None:
+        raise PoolJudgeError(f"cannot upgrade the database: row {dangling[1]} of table "
+                             f"{dangling[0]} refers to a missing row of {dangling[2]}")

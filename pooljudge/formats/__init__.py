@@ -1,0 +1,1 @@
+"""File formats: the only code that reads or writes files."""

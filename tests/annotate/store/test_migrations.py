@@ -1,0 +1,227 @@
+"""Alembic: a database at the first revision is upgraded in place, keeping its data."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+
+import pytest
+import sqlalchemy as sa
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlmodel import SQLModel
+
+from annotate.records import ANNOTATOR_ROLES, LabelScale
+from annotate.store import (
+    add_annotator,
+    annotator_id,
+    create_campaign,
+    judgments_frame,
+    migrate,
+    migration_config,
+    next_pair,
+    open_engine,
+    progress,
+    record_judgment,
+    session_scope,
+)
+from annotate.store.models import one_of
+from pooljudge.errors import PoolJudgeError
+from tests.annotate.conftest import small_collection
+from tests.support.postgres import fresh_database_url
+
+T0 = datetime(2024, 5, 1, 12, 0, 0)
+HEAD = ScriptDirectory.from_config(migration_config()).get_current_head()
+
+
+def _at_revision(url: str, revision: str) -> sa.Engine:
+    engine = open_engine(url, upgrade=False)
+    migrate(engine, revision)
+    return engine
+
+
+def _fill_first_revision(engine: sa.Engine) -> None:
+    """A campaign of 3 pairs, overlap 2: pair 1 judged by a and b (b twice), pair 2 by a
+    and the label source q, pair 3 claimed by b."""
+    rows = [
+        "INSERT INTO campaign VALUES (1, 'old', '[{\"value\": 0, \"name\": \"no\", "
+        "\"description\": \"\"}, {\"value\": 1, \"name\": \"yes\", \"description\": \"\"}]', "
+        "2, 'pool', 'pair', '', false, :t)",
+        "INSERT INTO topic VALUES (1, 1, 'T1', 'title', 'desc', 'narr')",
+        *[f"INSERT INTO document VALUES ({i}, 1, 'D{i}', '', 'text {i}')" for i in (1, 2, 3)],
+        *[f"INSERT INTO pair VALUES ({i}, 1, 1, {i}, {i}, {i}, 'run', {i - 1})"
+          for i in (1, 2, 3)],
+        "INSERT INTO annotator VALUES (1, 1, 'a', 'annotator', true, true, 'h1', 2, :t)",
+        "INSERT INTO annotator VALUES (2, 1, 'b', 'annotator', true, true, 'h2', 2, :t)",
+        "INSERT INTO annotator VALUES (3, 1, 'q', 'annotator', false, true, NULL, 0, :t)",
+        "INSERT INTO annotator VALUES (4, 1, 'c', 'annotator', true, true, 'h4', 0, :t)",
+        "INSERT INTO judgment VALUES (1, 1, 1, 'judgment', 1, 1, 'human', :t, 2.0, 1, NULL)",
+        "INSERT INTO judgment VALUES (2, 1, 2, 'judgment', 1, 0, 'human', :t, 2.0, 1, NULL)",
+        "INSERT INTO judgment VALUES (3, 1, 2, 'judgment', 2, 1, 'human', :t, 1.0, 1, 'ok')",
+        "INSERT INTO judgment VALUES (4, 2, 1, 'judgment', 1, 0, 'human', :t, 2.0, 2, NULL)",
+        "INSERT INTO judgment VALUES (5, 2, 3, 'judgment', 1, 1, 'import', :t, NULL, NULL, NULL)",
+        "INSERT INTO claim VALUES (1, 3, 2, :t, '2999-01-01 00:00:00', 2)",
+    ]
+    with engine.begin() as connection:
+        for statement in rows:
+            connection.execute(sa.text(statement), {"t": T0})
+        if engine.dialect.name == "postgresql":
+            for table in ("campaign", "topic", "document", "pair", "annotator", "judgment",
+                          "claim"):
+                connection.execute(sa.text(
+                    f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
+                    f"(SELECT MAX(id) FROM {table}))"))
+
+
+def test_first_revision_database_is_upgraded_with_its_data(fresh_db_url):
+    db_url = fresh_db_url
+    old = _at_revision(db_url, "0001")
+    _fill_first_revision(old)
+    old.dispose()
+    engine = open_engine(db_url)
+    try:
+        with engine.connect() as connection:
+            assert MigrationContext.configure(connection).get_current_revision() == HEAD
+            counters = connection.execute(sa.text(
+                "SELECT id, judged, open_slots FROM pair ORDER BY id")).all()
+        assert [tuple(r) for r in counters] == [(1, 2, 0), (2, 1, 1), (3, 0, 1)]
+        with session_scope(engine) as session:
+            frame = judgments_frame(session, campaign="old", latest_only=False)
+            assert len(frame) == 5 and frame["comment"].iloc[2] == "ok"
+            assert progress(session, campaign="old")["judgments_done"].tolist() == [3]
+            # c may take pair 2 (one slot left) or pair 3 (b's claim leaves one slot)
+            view = next_pair(session, annotator_id=4)
+        assert view.doc_id == "D2"
+    finally:
+        engine.dispose()
+
+
+def test_second_revision_gains_empty_run_ranks_and_a_static_order(fresh_db_url):
+    old = _at_revision(fresh_db_url, "0001")
+    _fill_first_revision(old)
+    old.dispose()
+    at_0002 = _at_revision(fresh_db_url, "0002")
+    at_0002.dispose()
+    engine = open_engine(fresh_db_url)
+    try:
+        with engine.connect() as connection:
+            campaign = connection.execute(sa.text(
+                "SELECT judging_order, order_seed, queue_mark FROM campaign")).one()
+            entries = connection.execute(sa.text("SELECT COUNT(*) FROM pool_entry")).scalar()
+        assert tuple(campaign) == ("pool", 0, 0) and entries == 0
+        with session_scope(engine) as session:
+            assert next_pair(session, annotator_id=4).doc_id == "D2"
+    finally:
+        engine.dispose()
+
+
+def test_models_match_the_migrated_schema(engine):
+    with engine.connect() as connection:
+        assert compare_metadata(MigrationContext.configure(connection), SQLModel.metadata) == []
+
+
+def _check_constraints(engine: sa.Engine) -> dict[str, set[tuple[str, str]]]:
+    """Table -> {(name, SQL text)} of its CHECK constraints, as the database reports them."""
+    inspector = sa.inspect(engine)
+    return {table: {(c["name"], c["sqltext"]) for c in inspector.get_check_constraints(table)}
+            for table in SQLModel.metadata.tables}
+
+
+def test_check_constraints_of_models_equal_the_migrated_ones(engine, tmp_path):
+    """The value sets the models build from annotate.records (``one_of``) are the very
+    constraints the migrations created: same names, same text, on both backends."""
+    with fresh_database_url(engine.dialect.name, tmp_path, "pooljudge_models") as url:
+        made = sa.create_engine(url)
+        try:
+            SQLModel.metadata.create_all(made)
+            from_models = _check_constraints(made)
+        finally:
+            made.dispose()
+    migrated = _check_constraints(engine)
+    assert migrated == from_models
+    names = {name for checks in migrated.values() for name, _ in checks}
+    assert {"ck_annotator_role", "ck_campaign_assign_mode", "ck_judgment_kind",
+            "ck_judgment_source", "ck_judgment_status"} <= names
+
+
+def test_one_of_writes_a_value_set_as_the_migrations_did():
+    check = one_of("annotator", "role", ANNOTATOR_ROLES)
+    assert (check.name, str(check.sqltext)) == (
+        "ck_annotator_role", "role IN ('annotator', 'adjudicator', 'admin')")
+
+
+def test_opening_twice_does_not_touch_an_upgraded_database(db_url):
+    first = open_engine(db_url)
+    first.dispose()
+    second = open_engine(db_url)
+    with second.connect() as connection:
+        assert MigrationContext.configure(connection).get_current_revision() == HEAD
+    second.dispose()
+
+
+def test_newer_database_is_refused(tmp_path):
+    url = f"sqlite:///{tmp_path / 'new.db'}"
+    open_engine(url).dispose()
+    engine = open_engine(url, upgrade=False)
+    with engine.begin() as connection:
+        connection.execute(sa.text("UPDATE alembic_version SET version_num = '9999'"))
+    engine.dispose()
+    with pytest.raises(PoolJudgeError, match="newer than this pooljudge"):
+        open_engine(url)
+
+
+def _judged_campaign(engine: sa.Engine) -> dict[str, int]:
+    """A new campaign (overlap 2): ann labels one pair, whose row gets automatic provenance."""
+    name = f"aids-{uuid.uuid4().hex[:8]}"
+    with session_scope(engine) as session:
+        create_campaign(session, name=name, scale=LabelScale.binary(), overlap=2,
+                        cannot_judge=True, **small_collection())
+        add_annotator(session, campaign=name, name="ann")
+    with session_scope(engine) as session:
+        ann = annotator_id(session, campaign=name, name="ann")
+        view = next_pair(session, annotator_id=ann)
+        row = record_judgment(session, annotator_id=ann, pair_id=view.pair_id, label=1)
+        session.execute(sa.text(
+            "INSERT INTO auto_judgment VALUES (:j, 'm', 't', 'p', 'reply', NULL, 1, 1, 0.5, 1)"),
+            {"j": row.id})
+    return {"ann": ann, "pair": view.pair_id}
+
+
+def test_0007_rebuilds_judgment_keeping_rows_and_references_and_goes_back(fresh_db_url):
+    engine = open_engine(fresh_db_url)
+    try:
+        _judged_campaign(engine)
+        # judgment is rebuilt while auto_judgment points at it
+        migrate(engine, "0006", downgrade=True)
+        with engine.connect() as connection:
+            columns = {c["name"] for c in sa.inspect(connection).get_columns("judgment")}
+            kept = connection.execute(sa.text(
+                "SELECT COUNT(*) FROM judgment JOIN auto_judgment ON judgment_id = id")).scalar()
+        assert "status" not in columns and kept == 1
+        migrate(engine, "head")
+        with engine.connect() as connection:
+            rows = connection.execute(sa.text("SELECT status, label FROM judgment")).all()
+            assert compare_metadata(MigrationContext.configure(connection), SQLModel.metadata) == []
+        assert [tuple(r) for r in rows] == [("label", 1)]
+    finally:
+        engine.dispose()
+
+
+def test_0007_downgrade_refuses_to_drop_a_cannot_judge_answer(fresh_db_url):
+    engine = open_engine(fresh_db_url)
+    try:
+        ids = _judged_campaign(engine)
+        with session_scope(engine) as session:
+            view = next_pair(session, annotator_id=ids["ann"])
+            record_judgment(session, annotator_id=ids["ann"], pair_id=view.pair_id, label=None,
+                            status="cannot_judge", rationale="the document is in Finnish")
+        with pytest.raises(RuntimeError, match="1 withdrawals or can't-judge"):
+            migrate(engine, "0006", downgrade=True)
+        with engine.connect() as connection:  # nothing changed: still at head, row kept
+            assert MigrationContext.configure(connection).get_current_revision() == HEAD
+            assert connection.execute(sa.text(
+                "SELECT rationale FROM judgment WHERE status = 'cannot_judge'")).scalar() \
+                == "the document is in Finnish"
+    finally:
+        engine.dispose()
