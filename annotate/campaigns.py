@@ -8,6 +8,11 @@ document was given, and computes each run's rank of the pooled pairs; so bad fil
 before a database is even created. :func:`store_campaign` stores a plan through
 :mod:`annotate.store` in one transaction, all or nothing: the campaign, the automatic judge whose
 labels are suggested, the people. :func:`create_campaign` is both steps.
+
+A sampled pool file (``stratum inclusion sampled`` after the usual columns, see
+:func:`annotate.store.split_sample`) makes a campaign whose queue is the sampled pairs alone;
+every pooled pair keeps its stratum and inclusion probability, and :func:`sampled_export` turns
+its consensus qrels into the qrels and prels the estimators read.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+import numpy as np
 import pandas as pd
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
@@ -30,7 +36,8 @@ from pooljudge.formats.collection import check_pool_members
 from pooljudge.formats.files import PathLike
 
 __all__ = ["POOL_COLUMNS", "CampaignPlan", "CampaignSettings", "CreatedCampaign", "NewPerson",
-           "create_campaign", "ordered_pool", "plan_campaign", "store_campaign"]
+           "SampledExport", "create_campaign", "ordered_pool", "plan_campaign",
+           "sampled_export", "store_campaign"]
 
 POOL_COLUMNS = ["topic", "doc", "order", "best_rank", "runs"]  # a pool file's columns
 Runs = Mapping[str, Any] | Iterable[tuple[str, Any]]  # as :func:`pooling.pool.build_pool` takes
@@ -108,7 +115,9 @@ def plan_campaign(settings: CampaignSettings, *, topics: pd.DataFrame, documents
     each pooled pair's rank within every run's top ``depth`` (default: the pool's deepest
     ``best_rank``). Without it the ``runs`` are pooled to ``depth`` and ordered by
     :func:`ordered_pool`; their ranks then cover the whole depth-``depth`` pool, budget or not.
-    ``runs`` may be a lazy iterable: it is consumed after the pool file's check.
+    ``runs`` may be a lazy iterable: it is consumed after the pool file's check. Of a sampled
+    pool only the sampled pairs' topics and documents must be given (their values are checked
+    first, InputError naming the pool file's line).
 
     InputError for a pooled topic or document the frames lack, naming the pool file's line,
     the runs that retrieved it, or else its pool row; InputError from pooling (depth < 1).
@@ -121,12 +130,28 @@ def plan_campaign(settings: CampaignSettings, *, topics: pd.DataFrame, documents
         return CampaignPlan(settings, topics, documents, ordered_pool(pooled, strategy, budget),
                             store.run_ranks(pooled))
     if pool_path is not None:  # else the store checks it, naming the pool row
-        check_pool_members(pool, topics, documents, pool_path)
+        check_pool_members(_queued_members(pool, topics, documents, pool_path), topics,
+                           documents, pool_path)
     ranks = None
     if runs is not None:
         depth = depth or max(1, int(pool["best_rank"].max()))
         ranks = store.run_ranks(build_pool(runs, depth))
     return CampaignPlan(settings, topics, documents, pool, ranks)
+
+
+def _queued_members(pool: pd.DataFrame, topics: pd.DataFrame, documents: pd.DataFrame,
+                    path: PathLike) -> pd.DataFrame:
+    """The pool with its unsampled rows naming a given topic and document (rows, and so the
+    file's line numbers, stay where they are): those pairs are never shown, their documents
+    need not be given. An ordinary pool as it is."""
+    split = store.split_sample(pool, path)
+    if not split.sampled or topics.empty or documents.empty:
+        return pool
+    unsampled = pd.to_numeric(pool["sampled"], errors="coerce").to_numpy() != 1
+    members = pool[["topic", "doc"]].copy()
+    members.loc[unsampled, "topic"] = str(topics["id"].iat[0])
+    members.loc[unsampled, "doc"] = str(documents["id"].iat[0])
+    return members
 
 
 def store_campaign(target: Engine | Session, plan: CampaignPlan) -> CreatedCampaign:
@@ -162,3 +187,32 @@ def _store(session: Session, plan: CampaignPlan) -> CreatedCampaign:
     if settings.suggest_from is not None:  # after the people: it must not be one of them
         store.set_suggest_from(session, campaign=settings.name, name=settings.suggest_from)
     return CreatedCampaign(info, people)
+
+
+class SampledExport(NamedTuple):
+    """A sampled campaign's export: ``qrels`` (topic, doc, label) and ``prels`` (topic, doc,
+    label, stratum, inclusion; label nullable Int64)."""
+
+    qrels: pd.DataFrame
+    prels: pd.DataFrame
+
+
+def sampled_export(qrels: pd.DataFrame, sample: pd.DataFrame) -> SampledExport:
+    """The export of a campaign made from a sampled pool, from its consensus ``qrels`` (topic,
+    doc, label of the pairs a label was decided for) and :func:`annotate.store.pool_sample`.
+
+    - qrels: the consensus labels, plus every pooled-but-unsampled pair with label -1
+      (trec_eval's infAP convention: pooled, not judged); a sampled pair nobody labelled (or
+      whose label the policy left undecided) is not in them.
+    - prels: every pooled pair once, with its stratum and inclusion probability, and its
+      consensus label, NA (written empty) when it was not sampled or has no label.
+    """
+    labels = qrels[["topic", "doc", "label"]].astype({"topic": str, "doc": str})
+    prels = sample.merge(labels, on=["topic", "doc"], how="left")
+    prels["label"] = prels["label"].astype("Int64")
+    unsampled = sample.loc[~sample["sampled"].to_numpy(bool), ["topic", "doc"]]
+    minus = unsampled.assign(label=np.int64(-1))
+    out = labels.astype({"label": np.int64})
+    if len(minus):
+        out = pd.concat([out, minus], ignore_index=True)
+    return SampledExport(out, prels[["topic", "doc", "label", "stratum", "inclusion"]])

@@ -7,7 +7,7 @@ from metrics.registry import Measure, make, names, parse
 
 # Modules whose import registers measures; a new measure family adds its module here.
 MEASURE_MODULES: tuple[str, ...] = ("metrics.ranked", "metrics.sets", "metrics.residual",
-                                   "metrics.sampled", "metrics.graded")
+                                   "metrics.sampled", "metrics.graded", "metrics.estimators")
 for _module in MEASURE_MODULES:
     import_module(_module)
 

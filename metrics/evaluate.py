@@ -8,6 +8,12 @@ or ``"9"`` (9.0.8 / pytrec_eval); :mod:`metrics.compat` lists the differences.
 
 A run file is read and scored in blocks of whole topics, so memory does not grow with the run
 (:func:`score_all`); the numbers are those of reading it whole.
+
+With ``prels`` (sampled judgments, :func:`pooljudge.formats.trec.read_prels`) the estimators of
+:mod:`metrics.estimators` (xinfAP, infNDCG, statAP, statPrec@k, statNDCG) can be asked for, and
+``se`` adds each estimate's standard error and the interval of its mean
+(:mod:`metrics.uncertainty`); runs are then read whole. Asking for an estimator without prels is
+a UsageError.
 """
 
 from __future__ import annotations
@@ -17,13 +23,15 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from metrics.compat import DEFAULT_COMPAT, Compat, check_compat
+from metrics.estimators import check_prels
 from metrics.join import Labelled, Qrels, Ranking, join, label, merge, prepare_qrels
+from metrics.prels import Prels, bind_prels
 from metrics.registry import Measure, parse
 from pooljudge.defaults import DEFAULT_MEASURES
 from pooljudge.errors import InputError
@@ -50,6 +58,7 @@ ALL_TOPICS = "all"
 BATCH_ROWS = 1 << 19  # ranked documents measured at once when a run is read in blocks
 
 QrelsInput = "str | os.PathLike[str] | pd.DataFrame"
+PrelsInput = "str | os.PathLike[str] | pd.DataFrame"
 RunsInput = (
     "str | os.PathLike[str] | Sequence[str | os.PathLike[str]]"
     "| Mapping[str, pd.DataFrame | str | os.PathLike[str]]"
@@ -66,6 +75,8 @@ class RunResult:
     summary: dict[Measure, float]
     returned: np.ndarray
     run_only_topics: int
+    errors: dict[Measure, np.ndarray] = field(default_factory=dict)
+    intervals: dict[Measure, tuple[float, float, float]] = field(default_factory=dict)
 
 
 def load_qrels(qrels: QrelsInput) -> Qrels:
@@ -148,15 +159,24 @@ def _unknown_spelling(given: str) -> str:
 
 def score(
     qrels: Qrels, name: str, run: RunColumns, measures: Sequence[Measure], *,
-    judged_only: bool = False, compat: Compat = DEFAULT_COMPAT,
+    judged_only: bool = False, compat: Compat = DEFAULT_COMPAT, prels: Prels | None = None,
+    se: bool = False, seed: int = 0,
 ) -> RunResult:
-    """Join one run with the qrels once and compute every measure over all topics.
+    """Join one run with the qrels once and compute every measure over all topics; with ``se``
+    also the estimators' standard errors and intervals (bootstrap seeded with ``seed``).
 
     Raises InputError for a ``compat`` other than "9" or "10".
     """
-    ranking = join(qrels, run, judged_only=judged_only, compat=check_compat(compat))
+    ranking = join(qrels, run, judged_only=judged_only, compat=check_compat(compat), prels=prels)
     values = {m: m.spec.compute(ranking, m) for m in measures}
     summary = {m: _summarise(m, v) for m, v in values.items()}
+    errors: dict[Measure, np.ndarray] = {}
+    intervals: dict[Measure, tuple[float, float, float]] = {}
+    if se and prels is not None:
+        from metrics.uncertainty import mean_interval, standard_errors
+
+        errors = standard_errors(ranking, measures, seed=seed)
+        intervals = {m: mean_interval(values[m]) for m in errors}
     return RunResult(
         name=name,
         topics=qrels.topics.to_pylist(),
@@ -164,6 +184,8 @@ def score(
         summary=summary,
         returned=ranking.returned,
         run_only_topics=ranking.run_only_topics,
+        errors=errors,
+        intervals=intervals,
     )
 
 
@@ -175,6 +197,8 @@ def evaluate(
     per_topic: bool = True,
     judged_only: bool = False,
     compat: Compat = DEFAULT_COMPAT,
+    prels: PrelsInput | None = None,
+    se: bool = False,
 ) -> pd.DataFrame:
     """Score runs against qrels; a tidy frame with columns ``run, topic, measure, value``.
 
@@ -183,10 +207,14 @@ def evaluate(
     or trec_eval aliases. Rows with topic ``all`` hold the summary (see the module docstring);
     ``per_topic=False`` keeps only those. ``judged_only`` drops unjudged documents first
     (trec_eval -J). ``compat``: "10" (trec_eval 10.0, default) or "9" (9.0.8 / pytrec_eval).
-    Raises InputError for bad input, an unknown measure or compat.
+    ``prels``: sampled judgments (a path or a frame ``topic, doc, label, stratum, inclusion``),
+    needed by the estimators; ``se`` adds columns ``se``, ``ci_low``, ``ci_high`` (per topic the
+    estimate's SE; on ``all`` rows the SE of the mean and its 95% t interval).
+    Raises InputError for bad input, an unknown measure or compat; UsageError for an estimator
+    without ``prels``.
     """
     results = score_all(qrels, runs, parse_all(measures), judged_only=judged_only,
-                        compat=compat)[1]
+                        compat=compat, prels=prels, se=se)[1]
     return tidy(results, per_topic=per_topic)
 
 
@@ -194,7 +222,8 @@ def score_all(
     qrels: QrelsInput, runs: RunsInput, measures: Sequence[Measure], *,
     judged_only: bool = False, runs_seen: Callable[[RunResult], None] | None = None,
     compat: Compat = DEFAULT_COMPAT, block_bytes: int | None = BLOCK_BYTES,
-    note: Callable[[str], None] | None = None,
+    note: Callable[[str], None] | None = None, prels: PrelsInput | None = None,
+    se: bool = False,
 ) -> tuple[Qrels, list[RunResult]]:
     """The prepared qrels and every run's result; ``runs_seen(result)`` follows each run.
 
@@ -204,10 +233,15 @@ def score_all(
     read whole, and ``note`` (by default a line on stderr) says so. Results are identical
     either way. The qrels are read in a worker thread while the first block is parsed (pyarrow
     releases the GIL). A bad qrels file is reported before a bad run, as if read first; a bad
-    ``compat`` before reading anything.
+    ``compat`` before reading anything. With ``prels`` (module docstring) runs are read whole.
     """
     compat = check_compat(compat)
-    options = {"judged_only": judged_only, "compat": compat}
+    check_prels(measures, prels is not None)
+    options: dict = {"judged_only": judged_only, "compat": compat}
+    if prels is not None:
+        qrels = load_qrels(qrels)
+        options.update(prels=bind_prels(prels, qrels), se=se)
+        block_bytes = None
     heap = reusing_freed_memory() if block_bytes is not None else contextlib.nullcontext()
     with heap, ThreadPoolExecutor(max_workers=1) as executor:
         pending = executor.submit(_load_qrels_then_release, qrels)
@@ -233,7 +267,10 @@ def score_all(
 
 
 def _load_qrels_then_release(qrels: QrelsInput) -> Qrels:
-    """:func:`load_qrels`, then the memory its transient arrays took is returned."""
+    """:func:`load_qrels` (prepared qrels pass through), then the memory its transient arrays
+    took is returned."""
+    if isinstance(qrels, Qrels):
+        return qrels
     prepared = load_qrels(qrels)
     release_freed_memory()
     return prepared
@@ -319,12 +356,17 @@ def _note(message: str) -> None:
 
 
 def tidy(results: Sequence[RunResult], *, per_topic: bool) -> pd.DataFrame:
-    """Results as rows (run, topic, measure, value): per run, its topics then ``all``."""
+    """Results as rows (run, topic, measure, value): per run, its topics then ``all``. When a
+    result has standard errors (``se``), also ``se, ci_low, ci_high`` (:func:`error_columns`)."""
     import pandas as pd
 
     frames = []
+    from metrics.uncertainty import error_columns
+
+    with_errors = any(result.errors for result in results)
     for result in results:
         names = [str(m) for m in result.values]
+        extra = error_columns(result, per_topic) if with_errors else {}
         if per_topic:
             values = np.column_stack(list(result.values.values()))
             frames.append(pd.DataFrame({
@@ -332,10 +374,12 @@ def tidy(results: Sequence[RunResult], *, per_topic: bool) -> pd.DataFrame:
                 "topic": np.repeat(np.asarray(result.topics, dtype=object), len(names)),
                 "measure": np.tile(np.asarray(names, dtype=object), len(result.topics)),
                 "value": values.ravel(),
+                **{k: v[:-len(names)] for k, v in extra.items()},
             }))
         frames.append(pd.DataFrame({
             "run": result.name, "topic": ALL_TOPICS, "measure": names,
             "value": np.fromiter(result.summary.values(), dtype=np.float64),
+            **{k: v[-len(names):] for k, v in extra.items()},
         }))
     if not frames:
         return pd.DataFrame({"run": [], "topic": [], "measure": [], "value": []})

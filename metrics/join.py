@@ -13,13 +13,17 @@ trec_eval releases read ``Ranking.compat``.
 A run read in blocks of whole topics is joined block by block: :func:`label` (the qrels lookup)
 and :func:`rank` (the ranking order) of each block, and :func:`merge` of the rankings of several
 blocks into one. A topic's ranking, and so its values, are those of a join of the whole run.
+
+With prels (:mod:`metrics.prels`, sampled judgments) the join also looks every run row up in
+them: ``Ranking.prels_row`` holds, per ranked document, its prels row (-1 outside the pool),
+which the estimators (:mod:`metrics.estimators`) read. Without prels nothing more is done.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -39,6 +43,9 @@ from pooljudge.formats.columnar import (
 )
 from pooljudge.formats.ranking import byte_order_codes, rank_rows
 from pooljudge.formats.trec import QrelsColumns, RunColumns
+
+if TYPE_CHECKING:
+    from metrics.prels import Prels
 
 __all__ = [
     "UNJUDGED", "Labelled", "Qrels", "Ranking", "join", "label", "merge", "prepare_qrels", "rank",
@@ -136,6 +143,8 @@ class Ranking:
     labels: np.ndarray
     run_only_topics: int
     compat: Compat = DEFAULT_COMPAT
+    prels: Prels | None = None
+    prels_row: np.ndarray | None = None
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -200,40 +209,55 @@ class Labelled(NamedTuple):
     docs: pa.Array
     topics: np.ndarray  # the qrels topics with rows here, sorted
     run_only_topics: int
+    prels_row: np.ndarray | None = None  # per row, its prels row (-1: not pooled); with prels
 
 
 def join(qrels: Qrels, run: RunColumns | Labelled, *, judged_only: bool = False,
-         compat: Compat = DEFAULT_COMPAT) -> Ranking:
+         compat: Compat = DEFAULT_COMPAT, prels: Prels | None = None) -> Ranking:
     """Rank the run (score descending, doc id descending) and attach qrels labels: :func:`rank`
     of :func:`label` (a run already labelled is only ranked).
 
     Scores compare in double precision under compat ``"10"``, in single precision under
     ``"9"``. With ``judged_only`` the documents without a judgment, or with a negative label,
-    are removed before ranks are counted (trec_eval -J: a condensed list).
+    are removed before ranks are counted (trec_eval -J: a condensed list). With ``prels`` (bound
+    to ``qrels``) each ranked document also gets its prels row (``Ranking.prels_row``).
     """
-    labelled = run if isinstance(run, Labelled) else label(qrels, run)
-    return rank(qrels, labelled, judged_only=judged_only, compat=compat)
+    labelled = run if isinstance(run, Labelled) else label(qrels, run, prels=prels)
+    return rank(qrels, labelled, judged_only=judged_only, compat=compat, prels=prels)
 
 
-def label(qrels: Qrels, run: RunColumns) -> Labelled:
-    """The first half of :func:`join`: every run row's qrels label; rows of topics not in the
-    qrels are dropped and those topics counted."""
+def label(qrels: Qrels, run: RunColumns, *, prels: Prels | None = None) -> Labelled:
+    """The first half of :func:`join`: every run row's qrels label (and prels row, with
+    ``prels``); rows of topics not in the qrels are dropped and those topics counted."""
     of_entry = index_in(run.topic.dictionary, qrels.topics)
     of_entry = numpy_of(of_entry, fill=-1).astype(np.int64)
     topic = of_entry[numpy_of(run.topic.indices)]
     topics = np.sort(of_entry[of_entry >= 0])
     labels = _labels(qrels, run, topic, topics)
+    rows_in_prels = None if prels is None else _prels_rows(prels, run, topic, topics)
     docs, scores = run.doc, run.score
     kept = topic >= 0
     if not kept.all():
         rows = np.flatnonzero(kept)
         topic, labels, scores = topic[rows], labels[rows], scores[rows]
         docs = take(docs, int_array(rows))
-    return Labelled(topic, labels, scores, docs, topics, int(np.count_nonzero(of_entry < 0)))
+        rows_in_prels = None if rows_in_prels is None else rows_in_prels[rows]
+    return Labelled(topic, labels, scores, docs, topics, int(np.count_nonzero(of_entry < 0)),
+                    rows_in_prels)
+
+
+def _prels_rows(prels: Prels, run: RunColumns, topic: np.ndarray, topics: np.ndarray
+                ) -> np.ndarray:
+    """Per run row, its prels row or -1 (``topic``/``topics`` as in :func:`_labels`): the
+    qrels lookup, in the prels' key index whose labels are row numbers."""
+    in_index = np.where(topic >= 0, prels.index_topic[np.maximum(topic, 0)], -1)
+    present = np.sort(prels.index_topic[topics][prels.index_topic[topics] >= 0])
+    found = _labels(prels.index, run, in_index, present)
+    return np.where(found == UNJUDGED, -1, found)
 
 
 def rank(qrels: Qrels, run: Labelled, *, judged_only: bool = False,
-         compat: Compat = DEFAULT_COMPAT) -> Ranking:
+         compat: Compat = DEFAULT_COMPAT, prels: Prels | None = None) -> Ranking:
     """The second half of :func:`join`: the labelled rows in ranking order, over all qrels
     topics (those without rows here have an empty ranking).
 
@@ -244,13 +268,16 @@ def rank(qrels: Qrels, run: Labelled, *, judged_only: bool = False,
     precision = "double" if compat == "10" else "single"
     order = rank_rows(run.topic, run.scores, run.docs, run.labels, precision=precision)
     topic, labels = run.topic[order], run.labels[order]
+    rows = None if run.prels_row is None else run.prels_row[order]
     if judged_only:
         judged = labels >= 0
         topic, labels = topic[judged], labels[judged]
+        rows = None if rows is None else rows[judged]
     counts = np.bincount(topic, minlength=qrels.n_topics)
     offsets = np.concatenate(([0], np.cumsum(counts)))
     return Ranking(qrels=qrels, offsets=offsets, labels=labels,
-                   run_only_topics=run.run_only_topics, compat=compat)
+                   run_only_topics=run.run_only_topics, compat=compat,
+                   prels=prels if rows is not None else None, prels_row=rows)
 
 
 def merge(rankings: Sequence[Ranking]) -> Ranking:
@@ -262,11 +289,16 @@ def merge(rankings: Sequence[Ranking]) -> Ranking:
     counts = np.sum([r.returned for r in rankings], axis=0)
     offsets = np.concatenate(([0], np.cumsum(counts)))
     labels = np.empty(offsets[-1], dtype=np.int64)
+    rows = None if first.prels_row is None else np.empty(offsets[-1], dtype=np.int64)
     for ranking in rankings:  # one vectorised scatter per ranking
-        shift = np.repeat(offsets[:-1] - ranking.offsets[:-1], ranking.returned)
-        labels[np.arange(len(ranking.labels)) + shift] = ranking.labels
+        at = np.arange(len(ranking.labels)) + np.repeat(offsets[:-1] - ranking.offsets[:-1],
+                                                        ranking.returned)
+        labels[at] = ranking.labels
+        if rows is not None:
+            rows[at] = ranking.prels_row
     return Ranking(qrels=first.qrels, offsets=offsets, labels=labels,
-                   run_only_topics=sum(r.run_only_topics for r in rankings), compat=first.compat)
+                   run_only_topics=sum(r.run_only_topics for r in rankings), compat=first.compat,
+                   prels=first.prels, prels_row=rows)
 
 
 def _labels(qrels: Qrels, run: RunColumns, topic: np.ndarray, topics: np.ndarray

@@ -6,6 +6,7 @@
     name     := letter (letter | digit | "_" | "-")*
     text     := name [ "(" item ("," item)* ")" ] [ "@" cutoff ]
     item     := key "=" value | blank          (blank items, as in "f(a=1,)", are skipped)
+                (a reader may allow other marks than "=", e.g. ``strata(10:1.0)``: separators)
     value    := text without "(" ")"; braces "{...}" (one level) may hold commas
     cutoff   := the rest of the text, e.g. 10 or 0.3
 
@@ -53,12 +54,14 @@ class ParsedName:
 
 
 def parse_name(text: str, *, what: str = "name",
-               source: str | PathLike[str] | None = None) -> ParsedName:
+               source: str | PathLike[str] | None = None, separators: str = "=") -> ParsedName:
     """Split ``text`` into name, raw parameters and cutoff (see the module docstring).
 
     ``what`` ("measure", "strategy") and ``source`` (a file or an option, e.g. ``--strategy``)
-    name the text in errors. Raises NameSyntaxError for a text of another shape, an item that
-    is not ``key=value``, a key given twice, or braces that are unbalanced or nested.
+    name the text in errors. ``separators`` are the marks that may part a key from its value
+    (an item splits at the first of them it holds). Raises NameSyntaxError for a text of
+    another shape, an item that is not ``key=value``, a key given twice, or braces that are
+    unbalanced or nested.
     """
     stripped = text.strip()
     match = _SHAPE.match(stripped)
@@ -66,9 +69,11 @@ def parse_name(text: str, *, what: str = "name",
         raise NameSyntaxError(f"cannot parse {what} {stripped!r}", path=source)
     params: dict[str, str] = {}
     for item in _items(match["params"] or "", f"{what} {stripped}", match["name"], source):
-        key, sep, value = (part.strip() for part in item.partition("="))
-        if not sep or not key or not value:
-            raise NameSyntaxError(f"{what} {stripped}: parameters are written name=value, "
+        cut = min((item.find(s) for s in separators if s in item), default=len(item))
+        key, value = item[:cut].strip(), item[cut + 1:].strip()
+        if cut == len(item) or not key or not value:
+            written = " or ".join(f"name{s}value" for s in separators)
+            raise NameSyntaxError(f"{what} {stripped}: parameters are written {written}, "
                                   f"got {item.strip()!r}", name=match["name"], path=source)
         if key in params:
             raise NameSyntaxError(f"{what} {stripped}: parameter {key} is given twice",

@@ -76,6 +76,7 @@ from annotate.store.progress_counters import (
     time_left,
     topic_pairs,
 )
+from annotate.store.samples import SAMPLE_COLUMNS, SplitPool, pool_sample, split_sample
 from annotate.store.stats import (
     CampaignJudgmentRows,
     campaign_judgment_rows,
@@ -96,9 +97,11 @@ from annotate.store.undo import RecentJudgment, recent_judgments, withdraw_last,
 __all__ = [
     "DEFAULT_URL",
     "PACE",
+    "SAMPLE_COLUMNS",
     "CampaignJudgmentRows",
     "DuplicateWrite",
     "RecentJudgment",
+    "SplitPool",
     "TimeLeft",
     "TopicTerms",
     "UnknownTopic",
@@ -143,6 +146,7 @@ __all__ = [
     "pair_view",
     "pair_views",
     "pairs_for_judge",
+    "pool_sample",
     "progress",
     "recent_judgment_rows",
     "recent_judgments",
@@ -159,6 +163,7 @@ __all__ = [
     "set_suggest_from",
     "set_topic_terms",
     "skip_pair",
+    "split_sample",
     "status_counts_since",
     "suggest_from",
     "suggestion",

@@ -16,7 +16,17 @@ from annotate.records import ASSIGN_MODES, CampaignInfo, LabelScale
 from annotate.store.adaptive_queue import initial_positions, select_run_ranks
 from annotate.store.assignment import queue_positions
 from annotate.store.common import campaign_info, campaign_row, refresh_statistics, utcnow
-from annotate.store.models import Annotator, Campaign, Document, Judgment, Pair, PoolEntry, Topic
+from annotate.store.models import (
+    Annotator,
+    Campaign,
+    Document,
+    Judgment,
+    Pair,
+    PoolEntry,
+    Topic,
+    UnsampledPair,
+)
+from annotate.store.samples import split_sample, unsampled_rows
 from pooling.orders import adaptive_spec, canonical_order
 from pooljudge.errors import InputError
 from pooljudge.formats.collection import check_pool_members
@@ -50,9 +60,15 @@ def create_campaign(
     ``rationale_labels`` (labels of the scale) need a rationale when chosen;
     ``highlight_narrative`` highlights the narrative's words too.
 
+    A sampled pool (columns ``stratum inclusion sampled``, see
+    :func:`annotate.store.samples.split_sample`) queues only its sampled pairs, each keeping its
+    stratum and inclusion probability; its other pairs are kept apart, never queued, and their
+    documents need not be given. ``order``, run ranks and the checks then apply to the sampled
+    pairs alone.
+
     Topics and documents the pool does not name are not stored. Raises InputError (and stores
     nothing, the caller's transaction being rolled back) for an existing name, a bad setting, or
-    a pool naming an unknown topic or document.
+    a pool naming an unknown topic or document, or a sampled pool with a bad value.
     """
     _check_settings(session, name, overlap, assign_mode)
     if keymap is not None and keymap.labels != scale.values:
@@ -77,6 +93,7 @@ def create_campaign(
     _require(pool, _POOL_COLUMNS, "pool")
     if pool.empty:
         raise InputError("the pool has no pairs")
+    pool, unsampled = split_sample(pool)
     check_pool_members(pool, topics, documents)
     ranks = None if run_ranks is None else select_run_ranks(pool, run_ranks, complete=adaptive)
     positions = (initial_positions(pool, ranks, order=order, seed=seed) if adaptive
@@ -100,8 +117,14 @@ def create_campaign(
             np.int64), "runs": pool["runs"].fillna("").astype(str), "queue_pos": positions,
         "open_slots": overlap, "judged": 0,
     })
+    if unsampled is not None:
+        frame = frame.assign(stratum=pool["stratum"].to_numpy(np.int64),
+                             inclusion=pool["inclusion"].to_numpy(np.float64))
     _bulk_insert(session, Pair, frame)
     tables = ["topic", "document", "pair"]
+    if unsampled is not None and len(unsampled):
+        _bulk_insert(session, UnsampledPair, unsampled_rows(row.id, unsampled))
+        tables.append("unsampled_pair")
     if ranks is not None and len(ranks):
         _insert_pool_entries(session, row.id, ranks)
         tables.append("pool_entry")

@@ -34,6 +34,12 @@ rationale) and ``campaign.highlight_narrative`` are campaign settings; ``topic_t
 ``annotator_term`` hold highlight terms; ``guidelines_ack`` who acknowledged which guidelines.
 ``campaign.suggest_from`` names the automatic judge shown to people as a suggestion (NULL: off);
 ``judgment.suggested`` is the label suggested when the person judged (NULL: none shown).
+
+Sampled pools (revision 0008): ``pair.stratum`` and ``pair.inclusion`` (the pair's first-order
+inclusion probability π) are set for every pair of a campaign made from a sampled pool and NULL
+otherwise; only the sampled pairs are ``pair`` rows (so the queue, claims, counters and their
+indexes never meet an unsampled pair). ``unsampled_pair`` keeps the pooled pairs the design did
+not draw, by their ids as text (see :mod:`annotate.store.samples`).
 """
 
 from __future__ import annotations
@@ -79,11 +85,14 @@ __all__ = [
     "Topic",
     "TopicAssignment",
     "TopicTerm",
+    "UnsampledPair",
     "one_of",
 ]
 
 _OPEN = text("open_slots > 0")
 _ANSWERED = text("status = 'cannot_judge'")
+_STRATUM = "stratum >= 1"
+_INCLUSION = "inclusion > 0 AND inclusion <= 1"
 _PACE = text("kind = 'judgment' AND version = 1 AND status = 'label' AND source = 'human'")
 
 
@@ -171,6 +180,8 @@ class Pair(SQLModel, table=True):
         Index("ix_pair_topic_queue_open", "topic_id", "queue_pos",
               postgresql_where=_OPEN, sqlite_where=_OPEN),
         Index("ix_pair_campaign_judged", "campaign_id", "judged"),
+        CheckConstraint(_STRATUM, name="ck_pair_stratum"),
+        CheckConstraint(_INCLUSION, name="ck_pair_inclusion"),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -183,6 +194,31 @@ class Pair(SQLModel, table=True):
     queue_pos: int
     open_slots: int
     judged: int
+    stratum: int | None = None
+    inclusion: float | None = None
+
+
+class UnsampledPair(SQLModel, table=True):
+    """A pooled pair a sampled pool's design did not draw (revision 0008): never queued.
+
+    ``topic`` and ``doc`` are the ids in the files (the document need not be stored);
+    ``stratum`` and ``inclusion`` (π) as in the pool file.
+    """
+
+    __tablename__ = "unsampled_pair"
+    __table_args__ = (
+        CheckConstraint(_STRATUM, name="ck_unsampled_pair_stratum"),
+        CheckConstraint(_INCLUSION, name="ck_unsampled_pair_inclusion"),
+    )
+
+    campaign_id: int = Field(foreign_key="campaign.id", primary_key=True)
+    topic: str = Field(sa_column=Column(Text, primary_key=True))
+    doc: str = Field(sa_column=Column(Text, primary_key=True))
+    pool_order: int
+    best_rank: int
+    runs: str = Field(sa_column=Column(Text, nullable=False))
+    stratum: int
+    inclusion: float
 
 
 class PoolEntry(SQLModel, table=True):

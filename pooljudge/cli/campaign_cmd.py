@@ -80,7 +80,10 @@ def _register_init(subparsers: Subcommands) -> None:
                         help="TREC topic file, TSV with a header, or JSONL")
     parser.add_argument("--docs", required=True, nargs="+", metavar="FILE",
                         help="JSONL, TSV with a header, or TREC <DOC> files")
-    parser.add_argument("--pool", required=True, metavar="POOL.tsv", help="pool file")
+    parser.add_argument("--pool", required=True, metavar="POOL.tsv",
+                        help="pool file; a sampled pool (pooljudge pool --sample) queues only "
+                        "its sampled pairs and keeps every pair's stratum and inclusion "
+                        "probability for export")
     parser.add_argument("--scale", default="binary", type=parse_scale,
                         help="binary (default), LO-HI such as 0-3, or a JSON file of labels "
                              f"(at most {MAX_LABELS} labels)")
@@ -129,6 +132,7 @@ def _init(args: argparse.Namespace) -> int:
     """Read the files, then :mod:`annotate.campaigns` checks them (before any database is
     opened) and stores the campaign."""
     from annotate.campaigns import CampaignSettings, plan_campaign, store_campaign
+    from annotate.store import split_sample
     from pooljudge.formats.collection import read_documents, read_topics
     from pooljudge.formats.trec import read_pool
 
@@ -148,9 +152,11 @@ def _init(args: argparse.Namespace) -> int:
                          pool_path=args.pool, runs=_runs(args), depth=args.depth)
     with open_database(args, create=True) as engine:
         info = store_campaign(engine, plan).info
-    pool = plan.pool
+    pool, unsampled = split_sample(plan.pool)
+    pairs = f"{len(pool)} pairs" if unsampled is None else (
+        f"{len(pool)} sampled pairs queued of {len(pool) + len(unsampled)} pooled")
     print(f"campaign {info.name}: {pool['topic'].nunique()} topics, "
-          f"{pool['doc'].nunique()} documents, {len(pool)} pairs, overlap {info.overlap}, "
+          f"{pool['doc'].nunique()} documents, {pairs}, overlap {info.overlap}, "
           f"order {info.order}, assignment by {info.assign_mode}")
     return 0
 

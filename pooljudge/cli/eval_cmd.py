@@ -45,15 +45,29 @@ def register(subparsers: Subcommands) -> None:
                         help="the export's provenance TSV (--policy human-else-automatic:NAME): "
                              "also show Automatic@10, the share of the top 10 labelled by the "
                              "automatic judge")
+    parser.add_argument("--prels", metavar="FILE",
+                        help="sampled judgments (the FILE.prels.tsv of a sampled campaign's "
+                             "export): needed by the estimators xinfAP, infNDCG, statAP, "
+                             "statPrec@k, statNDCG")
+    parser.add_argument("--se", action="store_true",
+                        help="with --prels: each estimate's standard error (statPrec@k: "
+                             "stratified Horvitz-Thompson variance; others: bootstrap within "
+                             "strata, seeded) and the 95%% t interval of the mean over topics "
+                             "(tsv/json: columns se ci_low ci_high)")
     add_compat_option(parser)
     add_format_option(parser, "table (default): means per run; tsv: run topic measure value")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from metrics.estimators import check_prels
     from metrics.evaluate import parse_all, score_all
 
     measures = measures_from(args)
+    check_prels(measures, args.prels is not None)
+    if args.se and not args.prels:
+        raise UsageError("--se needs --prels FILE: standard errors are those of the estimators "
+                         "from sampled judgments")
     computed = list(measures)
     if args.format == "table":
         computed = list(dict.fromkeys([*measures, *parse_all([TABLE_COVERAGE])]))
@@ -74,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         qrels, results = score_all(args.qrels, args.runs, computed,
                                    judged_only=args.judged_only, runs_seen=seen,
-                                   compat=args.compat)
+                                   compat=args.compat, prels=args.prels, se=args.se)
     finally:
         bar.close()
     if qrels.n_topics < MIN_TOPICS:
@@ -130,6 +144,10 @@ def _render(results: Sequence[RunResult], fmt: str, shown: list[str], per_topic:
     (P@10 against the automatic marks) adds Automatic@10 rows, or a column of the table."""
     if automatic is not None and fmt != "table":
         results = [*results, *_renamed(automatic)]
+    from metrics.evaluate import tidy
+
+    if any(result.errors for result in results):
+        return _with_errors(tidy(results, per_topic=per_topic), fmt, shown)
     if fmt == "tsv":
         lines = ["run\ttopic\tmeasure\tvalue"]
         lines += [f"{r}\t{t}\t{m}\t{v!r}" for r, t, m, v in _rows(results, per_topic)]
@@ -138,11 +156,35 @@ def _render(results: Sequence[RunResult], fmt: str, shown: list[str], per_topic:
         records = [{"run": r, "topic": t, "measure": m, "value": v}
                    for r, t, m, v in _rows(results, per_topic)]
         return json.dumps(records, indent=1) + "\n"
-    from metrics.evaluate import tidy
 
     if automatic is not None:
         results = [*results, *_renamed(automatic)]
     return _table(tidy(results, per_topic=per_topic), shown, automatic is not None)
+
+
+def _with_errors(frame: pd.DataFrame, fmt: str, shown: list[str]) -> str:
+    """--se output: tsv/json rows ``run topic measure value se ci_low ci_high`` (NaN where a
+    measure has no SE, an empty field in tsv, null in json); the table lists, per run and
+    measure, the mean and, for the estimators, the SE of the mean and its 95% t interval."""
+    frame = frame[frame["measure"].isin(shown)]
+    if fmt == "tsv":
+        def cell(value: object) -> str:
+            return "" if isinstance(value, float) and value != value else repr(value)
+
+        rows = frame.astype(object).itertuples(index=False)  # one line each: text output
+        lines = ["\t".join(frame.columns)]
+        lines += ["\t".join([r, t, m, *(cell(float(v)) for v in rest)])
+                  for r, t, m, *rest in rows]
+        return "\n".join(lines) + "\n"
+    if fmt == "json":
+        records = frame.astype(object).where(frame.notna(), None).to_dict("records")
+        return json.dumps(records, indent=1) + "\n"
+    means = frame[frame["topic"] == "all"]
+    text = means.drop(columns="topic").to_string(index=False,
+                                                 float_format=lambda v: f"{v:.4f}")
+    legend = ("mean over topics; se = its standard error; ci = 95% t interval over the topic "
+              "estimates (--format tsv: every topic's own SE)")
+    return f"{text}\n{legend}\n"
 
 
 def _renamed(automatic: Sequence[RunResult]) -> list[RunResult]:

@@ -6,7 +6,7 @@ import argparse
 import sys
 from contextlib import ExitStack
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, NamedTuple
 
 from annotate.consensus_policies import (
     DEFAULT_POLICY,
@@ -26,9 +26,10 @@ if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
-__all__ = ["provenance_path", "register", "write_tsv"]
+__all__ = ["prels_path", "provenance_path", "register", "write_tsv"]
 
 PROVENANCE_SUFFIX = ".provenance.tsv"
+PRELS_SUFFIX = ".prels.tsv"
 _LINES = 50_000  # provenance lines joined per write
 
 
@@ -38,8 +39,10 @@ def register(subparsers: Subcommands) -> None:
         description="Write TREC qrels (topic 0 doc label) of the judged pairs, one label per pair "
                     "decided by --policy, and beside them a provenance TSV (per pair: the votes "
                     "and the rule that decided). \"I can't judge this\" answers are never a "
-                    "label: they are left out and counted (see --cannot-judge). All files are "
-                    "written to temporary names and renamed.")
+                    "label: they are left out and counted (see --cannot-judge). A campaign made "
+                    "from a sampled pool also writes each pooled-but-unsampled pair with label "
+                    "-1, and the prels (topic doc label stratum inclusion, every pooled pair) "
+                    "the estimators read. All files are written to temporary names and renamed.")
     export.add_argument("--policy", default=DEFAULT_POLICY, metavar="POLICY",
                         help=f"how a pair's label is decided (default: {DEFAULT_POLICY}): "
                              f"{described(POLICY_HELP)}")
@@ -51,6 +54,9 @@ def register(subparsers: Subcommands) -> None:
     export.add_argument("--provenance", metavar="FILE",
                         help=f"provenance TSV (default: FILE{PROVENANCE_SUFFIX} beside -o; "
                              "not written for stdout unless given)")
+    export.add_argument("--prels", metavar="FILE",
+                        help=f"a sampled campaign's prels TSV (default: FILE{PRELS_SUFFIX} "
+                             "beside -o; not written for stdout unless given)")
     export.add_argument("--cannot-judge", metavar="FILE",
                         help="also write the \"I can't judge this\" answers as TSV: topic, doc, "
                              "annotator, reason (the latest answer of each annotator and pair)")
@@ -75,19 +81,39 @@ def register(subparsers: Subcommands) -> None:
         add_db_option(sub)
 
 
-def provenance_path(output: str, given: str | None) -> str | None:
+def provenance_path(output: str, given: str | None, suffix: str = PROVENANCE_SUFFIX
+                    ) -> str | None:
     """Where the provenance goes: ``given``, else beside a file output, else nowhere."""
     if given is not None:
         return given
-    return None if output == "-" else output + PROVENANCE_SUFFIX
+    return None if output == "-" else output + suffix
 
 
-def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, tuple[int, ...], pd.DataFrame]:
-    """Votes and adjudications (label rows), the scale, and the "I can't judge this" answers,
-    read in one transaction."""
+def prels_path(output: str, given: str | None) -> str | None:
+    """Where a sampled campaign's prels go: ``given``, else beside a file output, else
+    nowhere."""
+    return provenance_path(output, given, PRELS_SUFFIX)
+
+
+class _Loaded(NamedTuple):
+    frame: pd.DataFrame  # votes and adjudications (label rows)
+    scale: tuple[int, ...]
+    answers: pd.DataFrame  # "I can't judge this" answers
+    sample: pd.DataFrame | None  # every pooled pair of a sampled campaign, else None
+
+
+def _load(args: argparse.Namespace) -> _Loaded:
+    """Votes and adjudications, the scale, the "I can't judge this" answers and a sampled
+    campaign's pooled pairs, read in one transaction."""
     import pandas as pd
 
-    from annotate.store import cannot_judge_answers, get_campaign, judgments_frame, session_scope
+    from annotate.store import (
+        cannot_judge_answers,
+        get_campaign,
+        judgments_frame,
+        pool_sample,
+        session_scope,
+    )
 
     # What consensus reads: votes, and adjudications with the time that orders them.
     columns = ("annotator", "topic", "doc", "label", "kind", "source")
@@ -98,40 +124,59 @@ def _load(args: argparse.Namespace) -> tuple[pd.DataFrame, tuple[int, ...], pd.D
         decided = judgments_frame(session, campaign=args.campaign, kind="adjudication",
                                   columns=(*columns, "created_at"))
         answers = cannot_judge_answers(session, campaign=args.campaign)
-    return pd.concat([votes, decided], ignore_index=True), scale, answers
+        sample = pool_sample(session, campaign=args.campaign)
+    return _Loaded(pd.concat([votes, decided], ignore_index=True), scale, answers, sample)
 
 
 def _export(args: argparse.Namespace) -> int:
+    from annotate.campaigns import sampled_export
     from annotate.consensus import consensus_qrels
     from annotate.consensus_policies import Policy
-    from pooljudge.formats.trec import write_qrels
+    from pooljudge.formats.trec import write_prels, write_qrels
 
     policy = Policy.parse(args.policy, ties=args.ties, binarize=args.binarize)
     provenance = provenance_path(args.output, args.provenance)
+    prels = prels_path(args.output, args.prels)
     for option, target in (("-o", args.output), ("--provenance", provenance),
-                           ("--cannot-judge", args.cannot_judge)):
+                           ("--prels", prels), ("--cannot-judge", args.cannot_judge)):
         _check_target(option, target)
-    frame, scale, answers = _load(args)
+    frame, scale, answers, sample = _load(args)
+    if args.prels is not None and sample is None:
+        raise UsageError(f"--prels: campaign {args.campaign} was not made from a sampled pool")
     if frame.empty:
         raise InputError(f"campaign {args.campaign} has no judgments to export"
                          + (f" ({len(answers)} \"I can't judge this\" answers only)"
                             if len(answers) else ""))
     qrels, votes = consensus_qrels(frame, scale, policy)
+    judged = len(qrels)
+    sampled = None if sample is None else sampled_export(qrels, sample)
     with ExitStack() as files:  # renamed on leaving, in reverse order; an error: none is
         if args.cannot_judge is not None:
             _write_answers(files.enter_context(atomic_writer(args.cannot_judge)), answers)
-        if provenance is None:
-            write_qrels(qrels, args.output)
-        else:
-            with atomic_writer(provenance) as handle:
-                write_tsv(votes, handle)
-                write_qrels(qrels, args.output)
-    left_out = len(votes) - len(qrels)
-    print(f"{len(qrels)} judged pairs written by policy {policy}"
+        if provenance is not None:
+            write_tsv(votes, files.enter_context(atomic_writer(provenance)))
+        if sampled is not None:
+            qrels = sampled.qrels
+            if prels is not None:  # renamed at once: the qrels below are written last
+                write_prels(sampled.prels, prels)
+        write_qrels(qrels, args.output)
+    left_out = len(votes) - judged
+    print(f"{judged} judged pairs written by policy {policy}"
           + (f" (ties: {policy.ties})" if policy.name in {"majority", "adjudicated"} else "")
           + (f"; {left_out} left out, see the provenance" if left_out else "")
-          + _answers_note(len(answers), args.cannot_judge), file=sys.stderr)
+          + _answers_note(len(answers), args.cannot_judge)
+          + _sample_note(sample, prels), file=sys.stderr)
     return 0
+
+
+def _sample_note(sample: pd.DataFrame | None, prels: str | None) -> str:
+    """The summary's words on a sampled campaign's -1 lines and prels (else nothing)."""
+    if sample is None:
+        return ""
+    unsampled = int((~sample["sampled"]).sum())
+    where = f"written to {prels}" if prels is not None else "not written (--prels FILE)"
+    return (f"; {unsampled} pooled but unsampled pairs as label -1; prels of {len(sample)} "
+            f"pooled pairs {where}")
 
 
 def _write_answers(handle: IO[str], answers: pd.DataFrame) -> None:
@@ -200,7 +245,7 @@ def _check_target(option: str, target: str | None) -> None:
 def _list_queue(args: argparse.Namespace) -> int:
     from annotate.consensus import adjudication_queue, disagreements
 
-    frame, scale, _answers = _load(args)
+    frame, scale, *_ = _load(args)
     if args.all:
         queue = disagreements(frame, scale, min_spread=args.min_spread)
     else:

@@ -4,6 +4,8 @@ Two forms share one sub-command; the first positional argument decides which:
 
     pooljudge pool RUN... [--depth K] [--strategy NAME] [--budget N] [--floor J]
                           [--exclude QRELS] [--seed S] [-o pool.tsv] [--stats]
+    pooljudge pool RUN... --sample DESIGN [--budget N] [--depth K] [--strategy NAME]
+                          [--seed S] [-o pool.tsv] [--stats]
     pooljudge pool simulate QRELS RUN... [--depth K] [--strategy NAME]... [--seed S]
                           [--rel R] [--plot curves.png] [--format table|tsv]
 
@@ -12,6 +14,15 @@ A run file literally named ``simulate`` is given as ``./simulate``. The pool is 
 atomically to ``-o`` (standard output by default). ``--stats`` prints pool size per topic, each
 run's contribution and unique documents, and run-to-run overlap (to standard error when the pool
 itself goes to standard output).
+
+With ``--sample`` (:mod:`pooling.sampling`) the file lists every pair of the depth-k pool with
+``stratum inclusion sampled`` after ``runs``: the sampled pairs first (order 1..n in the
+``--strategy`` order, a static one), then the others. ``--budget`` is then the number of
+sampled pairs over all topics; ``--depth`` is the depth of a design that names none (it must
+agree with one that does). ``--floor`` and ``--exclude`` do not apply: a run's top J are a
+stratum of rate 1 (``strata(J:1.0,...)``), and leaving out judged pairs would change the
+population the probabilities refer to. ``--stats`` prints population, sample size and π per
+stratum.
 """
 
 from __future__ import annotations
@@ -40,11 +51,14 @@ from pooljudge.formats.files import atomic_writer
 __all__ = ["register"]
 
 SIMULATE = "simulate"
+DEFAULT_DEPTH = 100
 DEFAULT_SIMULATE = ("docid", "take@1", "borda", "rrf", "combmnz", "rbp-sum", "mtf", "maxmean",
                     "thompson")
 _USAGE = """
   pooljudge pool RUN... [--depth K] [--strategy NAME] [--budget N] [--floor J]
                  [--exclude QRELS] [--seed S] [-o FILE] [--stats]
+  pooljudge pool RUN... --sample DESIGN [--budget N] [--depth K] [--strategy NAME]
+                 [--seed S] [-o FILE] [--stats]
   pooljudge pool simulate QRELS RUN... [--depth K] [--strategy NAME]... [--seed S] [--rel R]
                  [--plot FILE.png] [--format table|tsv]"""
 _KINDS = {"static": "static, fixed before any judgment",
@@ -62,6 +76,10 @@ def _epilog(width: int = 79) -> str:
             lines += textwrap.wrap(
                 strategy.help, width, initial_indent=f"    {strategy.signature:<{column - 4}}",
                 subsequent_indent=" " * column)
+    lines += textwrap.wrap("sampling designs (--sample): uniform(depth=K,rate=R) | "
+                           "strata(A:r1,B:r2,...) by best rank, e.g. strata(10:1.0,30:0.5,100:0.1)"
+                           " | pps(prior=ap|rrf|rbp,depth=K,rate=R); rate= is needed without "
+                           "--budget (then N sampled pairs over all topics)", width)
     lines.append('A run file named "simulate" must be given as ./simulate.')
     return "\n".join(lines)
 
@@ -74,13 +92,16 @@ def register(subparsers: Subcommands) -> None:
     )
     parser.add_argument("runs", nargs="+", metavar="RUN",
                         help="run files (plain or gzip); or: simulate QRELS RUN...")
-    parser.add_argument("--depth", type=positive_int(MAX_DEPTH), default=100,
-                        help="pool depth k (default 100)")
+    parser.add_argument("--depth", type=positive_int(MAX_DEPTH),
+                        help=f"pool depth k (default {DEFAULT_DEPTH})")
     parser.add_argument("--strategy", action="append", metavar="NAME",
                         help=f"judging order (default {DEFAULT_STRATEGY}; simulate: may repeat, "
                         f"default {' '.join(DEFAULT_SIMULATE)})")
     parser.add_argument("--budget", type=positive_int(MAX_COUNT),
-                        help="keep at most N pairs per topic")
+                        help="keep at most N pairs per topic (--sample: sample N pairs over all "
+                        "topics)")
+    parser.add_argument("--sample", metavar="DESIGN",
+                        help="sample the pool by DESIGN, with inclusion probabilities")
     parser.add_argument("--floor", type=nonnegative_int(MAX_DEPTH), default=0,
                         help="every run's top J come first and are always kept (default 0)")
     parser.add_argument("--exclude", metavar="QRELS", help="leave out pairs already in QRELS")
@@ -96,8 +117,11 @@ def register(subparsers: Subcommands) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    args.explicit_depth, args.depth = args.depth, args.depth or DEFAULT_DEPTH
     if args.runs[0] == SIMULATE:
         return _simulate(args)
+    if args.sample is not None:
+        return _sample(args)
     return _pool(args)
 
 
@@ -155,6 +179,48 @@ def _pool(args: argparse.Namespace) -> int:
     return 0
 
 
+def _sample(args: argparse.Namespace) -> int:
+    from pooling import build_pool
+    from pooling.sampling import parse_design, sample_pool, stratum_summary
+    from pooling.static_orders import static_order
+    from pooling.strategies import is_adaptive
+    from pooljudge.formats.trec import write_pool
+
+    _check_common(args)
+    _refuse(args, "pool --sample (it is a simulate option)", {
+        "--plot": args.plot is not None, "--rel": args.rel != 1,
+        "--format": args.format != "table"})
+    if args.floor:
+        raise UsageError(f"--floor does not apply to --sample: to judge every run's top "
+                         f"{args.floor}, give that stratum rate 1, e.g. strata({args.floor}:1.0,"
+                         f"{args.depth}:0.1)")
+    if args.exclude is not None:
+        raise UsageError("--exclude does not apply to --sample: the inclusion probabilities "
+                         "refer to the whole pool; sample it, then judge the sampled pairs")
+    specs = _specs(args, (DEFAULT_STRATEGY,))
+    spec = specs[0]
+    if len(specs) > 1 or is_adaptive(spec):
+        raise UsageError("--sample orders the sampled pairs by one static --strategy (the "
+                         "sample is fixed before any judgment)")
+    design = parse_design(args.sample, source="--sample").at_depth(args.depth)
+    if args.explicit_depth is not None and design.depth != args.explicit_depth:
+        raise UsageError(f"--depth {args.explicit_depth} disagrees with --sample {design}, "
+                         f"of depth {design.depth}")
+    pool = build_pool(read_runs(args.runs, depth=design.depth), design.depth)
+    if args.budget is not None and args.budget >= len(pool.pairs):
+        warn("pool", f"--budget {args.budget} covers the whole pool ({len(pool.pairs)} pairs): "
+             "every pair is sampled")
+    order = static_order(pool, spec.name, **dict(spec.params))
+    frame = sample_pool(pool, design, budget=args.budget, seed=args.seed, order=order)
+    write_pool(frame, args.output)
+    if args.stats:
+        stream = sys.stderr if args.output == "-" else sys.stdout
+        print(f"sampled pool: {design}, seed {args.seed}: {int(frame['sampled'].sum())} of "
+              f"{len(frame)} pairs, {len(pool.topics)} topics", file=stream)
+        print(stratum_summary(frame, design).to_string(index=False), file=stream)
+    return 0
+
+
 def _print_stats(pool, stream) -> None:
     from pooling.stats import run_contributions, run_overlap, topic_sizes
 
@@ -177,7 +243,7 @@ def _simulate(args: argparse.Namespace) -> int:
     _refuse(args, "pool simulate", {
         "--budget": args.budget is not None, "--floor": args.floor != 0,
         "--exclude": args.exclude is not None, "-o/--output": args.output != "-",
-        "--stats": args.stats})
+        "--stats": args.stats, "--sample": args.sample is not None})
     if len(args.runs) < 3:
         raise UsageError("pool simulate needs QRELS and at least one RUN")
     specs = _specs(args, DEFAULT_SIMULATE)

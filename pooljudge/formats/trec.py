@@ -35,6 +35,7 @@ from pooljudge.formats._columns import (
     read_run_columns,
 )
 from pooljudge.formats.files import PathLike, atomic_writer, read_utf8
+from pooljudge.formats.prels import PRELS_COLUMNS, read_prels, write_prels
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -42,13 +43,16 @@ if TYPE_CHECKING:
 __all__ = [
     "CANNOT_JUDGE_COLUMNS",
     "POOL_COLUMNS",
+    "PRELS_COLUMNS",
     "QRELS_FIELDS",
     "RUN_FIELDS",
+    "SAMPLE_COLUMNS",
     "QrelsColumns",
     "RunColumns",
     "qrels_bytes",
     "qrels_columns",
     "read_pool",
+    "read_prels",
     "read_provenance",
     "read_qrels",
     "read_qrels_columns",
@@ -58,11 +62,13 @@ __all__ = [
     "run_name",
     "write_cannot_judge",
     "write_pool",
+    "write_prels",
     "write_qrels",
     "write_run",
 ]
 
 POOL_COLUMNS = ("topic", "doc", "order", "best_rank", "runs")
+SAMPLE_COLUMNS = ("stratum", "inclusion", "sampled")  # a sampled pool's (pooling.sampling)
 CANNOT_JUDGE_COLUMNS = ("topic", "doc", "annotator", "reason")
 
 
@@ -210,30 +216,44 @@ def read_provenance(path: PathLike) -> pd.DataFrame:
 
 
 def write_pool(pool: pd.DataFrame, path: PathLike) -> None:
-    """Write a pool as TSV with a header: ``topic doc order best_rank runs`` then any extra columns.
+    """Write a pool as TSV with a header: ``topic doc order best_rank runs``, then a sampled
+    pool's ``stratum inclusion sampled`` (:data:`SAMPLE_COLUMNS`), then any extra columns.
 
-    ``runs`` holds the comma-separated names of the runs that retrieved the document.
+    ``runs`` holds the comma-separated names of the runs that retrieved the document; floats
+    (``inclusion``) are written with ``repr`` precision, so they read back exactly. ValueError
+    for a missing column, or a sampled pool with some of its columns only or a value that
+    :func:`read_pool` would refuse.
     """
+    sampled = [c for c in SAMPLE_COLUMNS if c in pool.columns]
     missing = [c for c in POOL_COLUMNS if c not in pool.columns]
+    missing += [c for c in SAMPLE_COLUMNS if sampled and c not in sampled]
     if missing:
         raise ValueError(f"pool lacks columns {missing}")
-    columns = list(POOL_COLUMNS) + [c for c in pool.columns if c not in POOL_COLUMNS]
+    if sampled and not _valid_sample(pool["stratum"], pool["inclusion"], pool["sampled"]):
+        raise ValueError("a sampled pool needs stratum >= 1, inclusion in (0, 1], sampled 0/1")
+    first = [*POOL_COLUMNS, *sampled]
+    columns = first + [c for c in pool.columns if c not in first]
     with atomic_writer(path) as handle:
         pool[columns].to_csv(handle, sep="\t", index=False, lineterminator="\n")
 
 
 def read_pool(path: PathLike) -> pd.DataFrame:
-    """Read a pool TSV written by :func:`write_pool`; extra columns are kept.
+    """Read a pool TSV written by :func:`write_pool`; extra columns are kept (as text).
 
-    Raises InputError for a missing header column, a non-integer order or rank, a blank id, or a
-    (topic, doc) pair listed twice, naming ``path:line``.
+    A sampled pool's ``stratum`` and ``sampled`` come back as int64, ``inclusion`` as float64.
+    Raises InputError for a missing header column (a sampled pool needs all three of
+    :data:`SAMPLE_COLUMNS`), a non-integer order or rank, a blank id, a stratum below 1, an
+    inclusion probability outside (0, 1], a ``sampled`` other than 0 or 1, or a (topic, doc)
+    pair listed twice, naming ``path:line``.
     """
     import pandas as pd
 
     text = read_utf8(path)
     rows = [line.split("\t") for line in text.splitlines()]
     header = rows[0]
+    sample = [c for c in SAMPLE_COLUMNS if c in header]
     missing = [c for c in POOL_COLUMNS if c not in header]
+    missing += [c for c in SAMPLE_COLUMNS if sample and c not in sample]
     if missing:
         raise InputError(f"header lacks column(s) {', '.join(missing)}", path=path, line=1)
     twice = sorted({c for c in header if header.count(c) > 1})
@@ -251,10 +271,15 @@ def read_pool(path: PathLike) -> pd.DataFrame:
             _check_int64(record[column], column, path, number)
         if not record["topic"].strip() or not record["doc"].strip():
             raise InputError("blank topic or document id", path=path, line=number)
+        if sample:
+            _check_sample_fields(record, path, number)
         records.append((number, record))
     frame = pd.DataFrame([r for _, r in records], columns=header)
     frame["order"] = frame["order"].astype(np.int64)
     frame["best_rank"] = frame["best_rank"].astype(np.int64)
+    if sample:
+        frame = frame.astype({"stratum": np.int64, "inclusion": np.float64,
+                              "sampled": np.int64})
     dup = frame.duplicated(["topic", "doc"]).to_numpy()
     if dup.any():
         i = int(np.argmax(dup))
@@ -273,6 +298,32 @@ def _check_int64(text: str, column: str, path: PathLike, line: int) -> None:
     if not -(1 << 63) <= int(text) < 1 << 63:
         raise InputError(f"{column} is out of range (a 64-bit integer): {clip(text)}", path=path,
                          line=line)
+
+
+def _check_sample_fields(record: dict[str, str], path: PathLike, line: int) -> None:
+    """InputError at ``path:line`` unless a sampled pool's line has a stratum >= 1, an inclusion
+    probability in (0, 1] and ``sampled`` 0 or 1."""
+    _check_int64(record["stratum"], "stratum", path, line)
+    if int(record["stratum"]) < 1:
+        raise InputError(f"stratum must be at least 1: {clip(record['stratum'])}", path=path,
+                         line=line)
+    try:
+        inclusion = float(record["inclusion"])
+    except ValueError:
+        inclusion = float("nan")
+    if not 0 < inclusion <= 1:
+        raise InputError("inclusion probability is not a number in (0, 1]: "
+                         f"{clip(record['inclusion'])}", path=path, line=line)
+    if record["sampled"].strip() not in ("0", "1"):
+        raise InputError(f"sampled must be 0 or 1: {clip(record['sampled'])}", path=path,
+                         line=line)
+
+
+def _valid_sample(stratum: pd.Series, inclusion: pd.Series, sampled: pd.Series) -> bool:
+    """Whether a sampled pool's columns hold values :func:`read_pool` accepts."""
+    pi = inclusion.to_numpy(dtype=np.float64)
+    return bool((stratum.to_numpy() >= 1).all() and ((pi > 0) & (pi <= 1)).all()
+                and np.isin(sampled.to_numpy(), (0, 1)).all())
 
 
 def _arrow_strings(column: pd.Series) -> pa.Array:

@@ -123,14 +123,19 @@ def test_a_value_that_cannot_be_stored_exactly_refuses_the_file(campaign, capsys
     assert _content(campaign / "p.db") == before
 
 
-@pytest.mark.parametrize(("written", "stored"), [
-    ("2024-05-01T10:00:00Z", "2024-05-01T10:00:00.000000Z"),
-    ("2024-05-01T12:00:00+02:00", "2024-05-01T10:00:00.000000Z"),
-    ("2024-05-01T05:30:00-0430", "2024-05-01T10:00:00.000000Z"),
-    ("2024-05-01T10:00:00", "2024-05-01T10:00:00.000000Z"),
-    ("2024-05-01 10:00:00.123456", "2024-05-01T10:00:00.123456Z"),
-    ("2024-05-01", "2024-05-01T00:00:00.000000Z"),
-], ids=["utc", "offset", "offset-no-colon", "no-offset-is-utc", "space-micro", "date"])
+TEN_UTC = "2024-05-01T10:00:00.000000Z"
+# written time -> the instant stored, by case
+ISO_TIMES = {
+    "utc": ("2024-05-01T10:00:00Z", TEN_UTC),
+    "offset": ("2024-05-01T12:00:00+02:00", TEN_UTC),
+    "offset-no-colon": ("2024-05-01T05:30:00-0430", TEN_UTC),
+    "no-offset-is-utc": ("2024-05-01T10:00:00", TEN_UTC),
+    "space-micro": ("2024-05-01 10:00:00.123456", "2024-05-01T10:00:00.123456Z"),
+    "date": ("2024-05-01", "2024-05-01T00:00:00.000000Z"),
+}
+
+
+@pytest.mark.parametrize(("written", "stored"), ISO_TIMES.values(), ids=ISO_TIMES.keys())
 def test_iso_times_are_stored_as_the_instant_they_name(campaign, capsys, written, stored):
     (campaign / "t.csv").write_text(f"annotator,topic,doc,label,time\nalice,301,FT1,0,{written}\n",
                                     encoding="utf-8")

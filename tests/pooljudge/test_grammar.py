@@ -80,6 +80,16 @@ def test_the_text_and_its_source_are_named():
                                  "name=value, got 'k'")
 
 
+def test_a_reader_may_allow_other_separators_than_equals():
+    assert parse_name("strata(10:1.0, 30 : 0.5)", separators="=:") == ParsedName(
+        "strata", (("10", "1.0"), ("30", "0.5")))
+    assert parse_name("f(gains={1:3})", separators="=:").params == (("gains", "{1:3}"),)
+    with pytest.raises(NameSyntaxError, match="written name=value or name:value, got '10'"):
+        parse_name("strata(10)", separators="=:")
+    with pytest.raises(NameSyntaxError, match=r"written name=value, got '10:1\.0'"):
+        parse_name("strata(10:1.0)")
+
+
 @pytest.mark.parametrize(("reader", "text"), [
     (parse, "nDCG(gains={{1:2}})"), (parse, "P(rel)@10"), (parse, "P(rel=1,rel=2)"),
     (parse_strategy, "rrf(k)"), (parse_strategy, "rrf(k=1,k=2)"), (parse_strategy, "rrf(k={1)"),

@@ -225,3 +225,56 @@ def test_0007_downgrade_refuses_to_drop_a_cannot_judge_answer(fresh_db_url):
                 == "the document is in Finnish"
     finally:
         engine.dispose()
+
+
+def _pair_indexes(engine: sa.Engine) -> dict[str, tuple[tuple[str, ...], str | None]]:
+    """The pair table's indexes: name -> (columns, partial-index predicate or None)."""
+    where = f"{engine.dialect.name}_where"
+    return {ix["name"]: (tuple(ix["column_names"]),
+                         None if ix.get("dialect_options", {}).get(where) is None
+                         else str(ix["dialect_options"][where]))
+            for ix in sa.inspect(engine).get_indexes("pair")}
+
+
+def test_0008_rebuilds_pair_keeping_rows_references_and_partial_indexes(fresh_db_url):
+    engine = open_engine(fresh_db_url)
+    try:
+        ids = _judged_campaign(engine)
+        indexes = _pair_indexes(engine)
+        migrate(engine, "0007", downgrade=True)
+        with engine.connect() as connection:
+            columns = {c["name"] for c in sa.inspect(connection).get_columns("pair")}
+            assert not {"stratum", "inclusion"} & columns
+            assert "unsampled_pair" not in sa.inspect(connection).get_table_names()
+        migrate(engine, "head")  # pair is rebuilt while judgment, claim, pool_entry point at it
+        with engine.connect() as connection:
+            rows = connection.execute(sa.text(
+                "SELECT p.id, p.stratum, p.inclusion, j.label FROM judgment j "
+                "JOIN pair p ON p.id = j.pair_id")).all()
+            assert compare_metadata(MigrationContext.configure(connection), SQLModel.metadata) == []
+        assert [tuple(r) for r in rows] == [(ids["pair"], None, None, 1)]
+        assert _pair_indexes(engine) == indexes
+        assert indexes["ix_pair_queue_open"][1] is not None  # still partial
+        with session_scope(engine) as session:  # the queue still hands out pairs
+            assert next_pair(session, annotator_id=ids["ann"]) is not None
+    finally:
+        engine.dispose()
+
+
+def test_0008_downgrade_refuses_to_drop_a_sampled_campaign(fresh_db_url):
+    engine = open_engine(fresh_db_url)
+    try:
+        pool = small_collection()["pool"].assign(stratum=1, inclusion=0.5, sampled=[1, 0] * 3)
+        with session_scope(engine) as session:
+            create_campaign(session, name="sampled", scale=LabelScale.binary(),
+                            **{**small_collection(), "pool": pool})
+        with pytest.raises(RuntimeError, match="1 campaigns made from a sampled pool"):
+            migrate(engine, "0007", downgrade=True)
+        with engine.connect() as connection:  # nothing changed: still at head, rows kept
+            assert MigrationContext.configure(connection).get_current_revision() == HEAD
+            assert connection.execute(sa.text(
+                "SELECT COUNT(*) FROM unsampled_pair")).scalar() == 3
+            assert connection.execute(sa.text(
+                "SELECT SUM(inclusion) FROM pair")).scalar() == 1.5
+    finally:
+        engine.dispose()
