@@ -91,6 +91,18 @@ def _running(r: Ranking, values: np.ndarray) -> np.ndarray:
     return running - before[r.topic]
 
 
+def pooled_above(r: Ranking, level: int) -> np.ndarray:
+    """Per ranked document, the pooled documents of stratum ``level`` ranked above it (A_c of
+    xinfAP; cached per ranking, and given by a bootstrap's stacked ranking that drops the unjudged
+    pooled documents)."""
+    def compute() -> np.ndarray:
+        row = r.prels_row
+        inside = (row >= 0) & (r.prels.stratum[np.maximum(row, 0)] == level)
+        return _running(r, inside) - inside
+
+    return r._cached(("pooled_above", int(level)), compute)
+
+
 def _row_relevant(p: Prels, rel: int) -> np.ndarray:
     """Per prels row, its weight when judged relevant (label >= rel), else 0."""
     return np.where(p.judged & (p.label >= rel), p.weight, 0.0)
@@ -120,7 +132,8 @@ def stat_ap(r: Ranking, m: Measure) -> np.ndarray:
     y = np.where(s.label >= m["rel"], s.weight / s.inclusion, 0.0)
     above = _running(r, y) - y
     terms = y * (1.0 + above) / r.rank
-    total = s.prels.per_topic(_row_relevant(s.prels, m["rel"]) / s.prels.inclusion)
+    total = s.prels.cached(("ht_relevant", m["rel"]), lambda: s.prels.per_topic(
+        _row_relevant(s.prels, m["rel"]) / s.prels.inclusion))
     return safe_divide(r.per_topic(terms), total)
 
 
@@ -144,7 +157,7 @@ def inferred_ap(r: Ranking, m: Measure) -> np.ndarray:
     expected = np.zeros(len(s.row))
     for level in p.cached("strata", lambda: np.unique(p.stratum)):  # one pass per stratum
         inside = stratum == level
-        docs = _running(r, inside) - inside
+        docs = pooled_above(r, level)
         rels = _running(r, np.where(inside & relevant, s.weight, 0.0))
         rels -= np.where(inside & relevant, s.weight, 0.0)
         nonrel = np.where(inside & judged & ~relevant, s.weight, 0.0)
@@ -154,8 +167,8 @@ def inferred_ap(r: Ranking, m: Measure) -> np.ndarray:
     fraction = p.cell_fraction()
     with np.errstate(divide="ignore", invalid="ignore"):
         scale = np.where(relevant, s.weight / fraction[at], 0.0)
-        total = p.per_topic(np.where(_row_relevant(p, rel) > 0,
-                                     _row_relevant(p, rel) / fraction, 0.0))
+        total = p.cached(("inferred_relevant", rel), lambda: p.per_topic(
+            np.where(_row_relevant(p, rel) > 0, _row_relevant(p, rel) / fraction, 0.0)))
     return safe_divide(r.per_topic(np.where(relevant, estimate * scale, 0.0)), total)
 
 
@@ -200,11 +213,15 @@ def _ndcg(r: Ranking, m: Measure, gain: np.ndarray, counts: np.ndarray, row_gain
     mask = None if m.cutoff is None else r.top(int(m.cutoff))
     dcg = r.per_topic(gain / np.log2(r.rank + 1.0), mask)
     p = r.prels
-    levels = np.unique(row_gain[row_gain > 0])[::-1]  # one column per positive gain, descending
-    table = np.zeros((r.n_topics, len(levels)))
-    for column, level in enumerate(levels):
-        table[:, column] = p.per_topic(np.where(row_gain == level, counts, 0.0))
-    table = np.floor(table + 0.5)
+
+    def ideal() -> tuple[np.ndarray, np.ndarray]:
+        levels = np.unique(row_gain[row_gain > 0])[::-1]  # a column per positive gain, descending
+        table = np.zeros((r.n_topics, len(levels)))
+        for column, level in enumerate(levels):
+            table[:, column] = p.per_topic(np.where(row_gain == level, counts, 0.0))
+        return levels, np.floor(table + 0.5)
+
+    levels, table = p.cached(("ideal", m.name, repr(m["gains"])), ideal)
     end = np.cumsum(table, axis=1)
     start = end - table
     depth = int(end[:, -1].max()) if len(levels) else 0

@@ -15,6 +15,10 @@ Per topic, an estimate's standard error is:
   replicates (n - 1 in the divisor). A stratum with one judged document never varies, nor is
   a stratum judged whole resampled (no sampling error); otherwise no finite-population
   correction is applied, so with large sampling fractions the bootstrap SE is conservative.
+  All replicates are computed at once: the prels' judged rows are stacked once per replicate
+  as topics b·T + t (:func:`stack_weights`, kept per prels, so shared by every run) and so is
+  each ranking's judged pooled documents (:func:`stacked_ranking`); each estimator is then
+  one vectorised call. A spread of round-off only (below 1e-12 of the values) is reported 0.
 
 Over topics: the mean's SE is sd / √n over the topic estimates (n - 1 in the divisor) and its
 interval the t interval mean ± t_{n-1, (1+level)/2} · SE; NaN with fewer than two topics. This
@@ -24,20 +28,22 @@ interval counts both the sampling error and the spread of topics.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from metrics.estimators import needs_prels, sample_of
+from metrics.estimators import needs_prels, pooled_above, sample_of
 from metrics.join import Ranking
+from metrics.prels import Prels
 from metrics.registry import Measure
 from pooljudge.heap import reusing_freed_memory
 
 if TYPE_CHECKING:
     from metrics.evaluate import RunResult
 
-__all__ = ["BOOTSTRAP_REPLICATES", "error_columns", "mean_interval", "standard_errors",
+__all__ = ["BOOTSTRAP_REPLICATES", "error_columns", "estimates_under", "mean_interval",
+           "stack_weights", "stacked_ranking", "standard_errors",
            "stat_precision_se"]
 
 BOOTSTRAP_REPLICATES = 200
@@ -59,13 +65,15 @@ def standard_errors(r: Ranking, measures: Sequence[Measure], *,
             errors[measure] = exact
     if booted:
         draws = {m: np.empty((replicates, r.n_topics)) for m in booted}
-        with reusing_freed_memory():  # many mid-sized temporaries
-            for index, weight in enumerate(_resamples(r, replicates, seed)):
-                replica = replace(r, prels=r.prels.reweighted(weight), _cache=dict(r._cache))
-                for measure in booted:
-                    draws[measure][index] = measure.spec.compute(replica, measure)
-        for measure in booted:
-            errors[measure] = draws[measure].std(axis=0, ddof=1)
+        with reusing_freed_memory():  # mid-sized temporaries
+            for first, batch in r.prels.cached(("bootstrap", replicates, seed),
+                                               lambda: _replicated(r.prels, replicates, seed)):
+                for measure, values in estimates_under(r, booted, batch).items():
+                    draws[measure][first:first + batch.copies] = values
+        for measure in booted:  # spreads of round-off only (running sums over all replicates) are 0
+            spread = draws[measure].std(axis=0, ddof=1)
+            errors[measure] = np.where(spread > 1e-12 * np.abs(draws[measure]).max(
+                axis=0, initial=1.0), spread, 0.0)
     return errors
 
 
@@ -92,9 +100,25 @@ def stat_precision_se(r: Ranking, m: Measure) -> np.ndarray | None:
     return np.sqrt(per_topic)
 
 
-def _resamples(r: Ranking, replicates: int, seed: int):
-    """Row weights of ``replicates`` bootstrap resamples within cells (module docstring)."""
-    p = r.prels
+BATCH_ROWS = 4_000_000  # stacked judged rows per batch of replicates (bounds the memory)
+
+
+class _Batch(NamedTuple):
+    """Prels of ``copies`` bootstrap replicates stacked as topics b·T + t (their judged rows
+    repeated per replicate with its weights; the unjudged rows, weight 0, once after them) and,
+    per original row, its stacked row in replicate 0 (``where``) and the step per replicate
+    (``step``: the number of judged rows, 0 for an unjudged row)."""
+
+    copies: int
+    prels: Prels
+    where: np.ndarray
+    step: np.ndarray
+
+
+def _replicated(p: Prels, replicates: int, seed: int) -> list[tuple[int, _Batch]]:
+    """(first replicate, batch) of ``replicates`` bootstrap resamples within cells (module
+    docstring): one stream of ``default_rng(seed)`` whatever the batch size, so the same for
+    every run (computed once per prels and kept)."""
     complete = p.sampled >= p.pooled  # a stratum judged whole has no sampling error
     rows = np.flatnonzero(p.judged & (p.weight > 0) & ~complete[p.cell])
     rows = rows[np.argsort(p.cell[rows], kind="stable")]
@@ -102,11 +126,92 @@ def _resamples(r: Ranking, replicates: int, seed: int):
     size = np.bincount(cell, minlength=len(p.pooled))
     start = np.concatenate(([0], np.cumsum(size)))[:-1]
     rng = np.random.default_rng(seed)
-    for _ in range(replicates):
-        picks = start[cell] + np.floor(rng.random(len(rows)) * size[cell]).astype(np.int64)
-        weight = np.zeros(len(p.label))
-        weight[rows] = np.bincount(picks, minlength=len(rows)) * p.weight[rows]
-        yield weight
+    batch = max(1, min(replicates, BATCH_ROWS // max(int(np.count_nonzero(p.judged)), 1)))
+    batches = []
+    for first in range(0, replicates, batch):
+        count = min(batch, replicates - first)
+        picks = start[cell] + np.floor(rng.random((count, len(rows))) * size[cell]).astype(np.int64)
+        picks += np.arange(count)[:, None] * len(rows)
+        times = np.bincount(picks.ravel(), minlength=count * len(rows)).reshape(count, -1)
+        weights = np.repeat(p.weight[None, :], count, axis=0)
+        weights[:, rows] = times * p.weight[rows]
+        batches.append((first, stack_weights(p, weights)))
+    return batches
+
+
+def stack_weights(p: Prels, weights: np.ndarray) -> _Batch:
+    """The prels under each row of ``weights`` (replicates × prels rows; a bootstrap's
+    multiplicities, a simulation's 0/1 draws of the judged rows), stacked as one :class:`_Batch`."""
+    count = len(weights)
+    judged, unseen = np.flatnonzero(p.judged), np.flatnonzero(~p.judged)
+    shift = np.arange(count)[:, None]
+
+    def stack(values: np.ndarray, step: int) -> np.ndarray:
+        """Judged rows' values per replicate (``step`` more per replicate where >= 0), then the
+        unjudged rows' once."""
+        head = values[judged][None, :] + np.where(values[judged] >= 0, step, 0) * shift
+        return np.concatenate((head.ravel(), values[unseen]))
+
+    prels = replace(
+        p, topic=stack(p.topic, p.n_topics), label=stack(p.label, 0),
+        stratum=stack(p.stratum, 0), inclusion=stack(p.inclusion, 0),
+        weight=np.concatenate((np.asarray(weights, dtype=np.float64)[:, judged].ravel(),
+                               np.zeros(len(unseen)))),
+        cell=stack(p.cell, len(p.pooled)), n_topics=count * p.n_topics,
+        cell_topic=(p.cell_topic[None, :] + np.where(p.cell_topic >= 0, p.n_topics, 0)
+                    * shift).ravel(),
+        pooled=np.tile(p.pooled, count), _cache={})
+    where = np.empty(len(p.label), dtype=np.int64)
+    where[judged] = np.arange(len(judged))
+    where[unseen] = count * len(judged) + np.arange(len(unseen))
+    return _Batch(count, prels, where, np.where(p.judged, len(judged), 0))
+
+
+def estimates_under(r: Ranking, measures: Sequence[Measure], batch: _Batch
+                    ) -> dict[Measure, np.ndarray]:
+    """Per measure, its per-topic values (replicates × topics) under each weighting of
+    ``batch`` (:func:`stack_weights`), in one vectorised call per measure."""
+    stacked = stacked_ranking(r, batch)
+    return {m: m.spec.compute(stacked, m).reshape(batch.copies, -1) for m in measures}
+
+
+@dataclass(frozen=True)
+class _Stacked(Ranking):
+    """B replicates of one ranking as one ranking of B × T topics (replicate b's topic t is
+    topic b·T + t): every estimator computes all of them in one vectorised call."""
+
+    stacked_topics: int = 0
+
+    @property
+    def n_topics(self) -> int:
+        return self.stacked_topics
+
+
+def stacked_ranking(r: Ranking, batch: _Batch) -> _Stacked:
+    """The ranking's judged pooled documents of positive weight (the only ones an estimator
+    reads, besides their ranks and xinfAP's counts of pooled documents above, which are kept:
+    :func:`metrics.estimators.pooled_above`), repeated once per replicate of ``batch`` and
+    joined with its stacked prels."""
+    p, copies, topics = r.prels, batch.copies, r.n_topics
+    shift = np.arange(copies)[:, None]
+    kept = np.flatnonzero((r.prels_row >= 0) & p.judged[np.maximum(r.prels_row, 0)])
+    row = r.prels_row[kept]
+    stacked_row = (batch.where[row][None, :] + batch.step[row] * shift).ravel()
+    drawn = batch.prels.weight[stacked_row] > 0  # a row of weight 0 is not in that replicate
+    topic = (r.topic[kept][None, :] + topics * shift).ravel()[drawn]
+
+    def tiled(values: np.ndarray) -> np.ndarray:
+        return np.tile(values[kept], copies)[drawn]
+
+    return _Stacked(
+        qrels=r.qrels, offsets=np.concatenate(([0], np.cumsum(
+            np.bincount(topic, minlength=copies * topics)))),
+        labels=tiled(r.labels), run_only_topics=r.run_only_topics, compat=r.compat,
+        prels=batch.prels, prels_row=stacked_row[drawn],
+        _cache={"topic": topic, "rank": tiled(r.rank),
+                **{("pooled_above", int(level)): tiled(pooled_above(r, level))
+                   for level in np.unique(p.stratum)}},
+        stacked_topics=copies * topics)
 
 
 def mean_interval(values: np.ndarray, level: float = 0.95) -> tuple[float, float, float]:

@@ -8,6 +8,8 @@ Two forms share one sub-command; the first positional argument decides which:
                           [--seed S] [-o pool.tsv] [--stats]
     pooljudge pool simulate QRELS RUN... [--depth K] [--strategy NAME]... [--seed S]
                           [--rel R] [--plot curves.png] [--format table|tsv]
+    pooljudge pool simulate QRELS RUN... --sample DESIGN... [--budget N|P%]... [--draws R]
+                          [-m ESTIMATOR]... [--seed S] [--plot rmse.png] [--format table|tsv|json]
 
 A run file literally named ``simulate`` is given as ``./simulate``. The pool is a TSV with
 ``topic doc order best_rank runs n_runs`` (order 1 = judge first, within the topic), written
@@ -23,6 +25,12 @@ agree with one that does). ``--floor`` and ``--exclude`` do not apply: a run's t
 stratum of rate 1 (``strata(J:1.0,...)``), and leaving out judged pairs would change the
 population the probabilities refer to. ``--stats`` prints population, sample size and π per
 stratum.
+
+``pool simulate`` with ``--sample`` compares sampling designs on complete qrels
+(:mod:`metrics.design_simulation`): per design × budget (N pairs or P% of the depth-k pool; the
+design's own rates without ``--budget``), R seeded draws are judged from the qrels and every
+run is estimated (``-m``, default statAP xinfAP statPrec@10); it reports per run the bias and
+RMSE against the exact measure, and Kendall's tau and tau_AP of the system rankings.
 """
 
 from __future__ import annotations
@@ -45,6 +53,7 @@ from pooljudge.cli.options import (
 )
 from pooljudge.cli.options import seed as seed_option
 from pooljudge.cli.output import warn
+from pooljudge.cli.simulate_cmd import budget_option, simulate_designs_cmd
 from pooljudge.errors import UsageError
 from pooljudge.formats.files import atomic_writer
 
@@ -52,6 +61,7 @@ __all__ = ["register"]
 
 SIMULATE = "simulate"
 DEFAULT_DEPTH = 100
+DEFAULT_DRAWS = 100
 DEFAULT_SIMULATE = ("docid", "take@1", "borda", "rrf", "combmnz", "rbp-sum", "mtf", "maxmean",
                     "thompson")
 _USAGE = """
@@ -60,7 +70,9 @@ _USAGE = """
   pooljudge pool RUN... --sample DESIGN [--budget N] [--depth K] [--strategy NAME]
                  [--seed S] [-o FILE] [--stats]
   pooljudge pool simulate QRELS RUN... [--depth K] [--strategy NAME]... [--seed S] [--rel R]
-                 [--plot FILE.png] [--format table|tsv]"""
+                 [--plot FILE.png] [--format table|tsv]
+  pooljudge pool simulate QRELS RUN... --sample DESIGN... [--budget N|P%%]... [--draws R]
+                 [-m ESTIMATOR]... [--seed S] [--plot FILE.png] [--format table|tsv|json]"""
 _KINDS = {"static": "static, fixed before any judgment",
           "adaptive": "adaptive, learning from the judgments (seeded by --seed)"}
 
@@ -97,11 +109,18 @@ def register(subparsers: Subcommands) -> None:
     parser.add_argument("--strategy", action="append", metavar="NAME",
                         help=f"judging order (default {DEFAULT_STRATEGY}; simulate: may repeat, "
                         f"default {' '.join(DEFAULT_SIMULATE)})")
-    parser.add_argument("--budget", type=positive_int(MAX_COUNT),
+    parser.add_argument("--budget", type=budget_option, action="append", metavar="N",
                         help="keep at most N pairs per topic (--sample: sample N pairs over all "
-                        "topics)")
-    parser.add_argument("--sample", metavar="DESIGN",
-                        help="sample the pool by DESIGN, with inclusion probabilities")
+                        "topics; simulate --sample: may repeat, N or P%% of the pool)")
+    parser.add_argument("--sample", metavar="DESIGN", action="append",
+                        help="sample the pool by DESIGN, with inclusion probabilities "
+                        "(simulate: may repeat)")
+    parser.add_argument("--draws", type=positive_int(MAX_COUNT), metavar="R",
+                        help=f"simulate --sample: seeded draws per design and budget "
+                        f"(default {DEFAULT_DRAWS})")
+    parser.add_argument("-m", "--measure", action="append", metavar="ESTIMATOR",
+                        help="simulate --sample: estimator (may repeat; default statAP xinfAP "
+                        "statPrec@10)")
     parser.add_argument("--floor", type=nonnegative_int(MAX_DEPTH), default=0,
                         help="every run's top J come first and are always kept (default 0)")
     parser.add_argument("--exclude", metavar="QRELS", help="leave out pairs already in QRELS")
@@ -111,7 +130,7 @@ def register(subparsers: Subcommands) -> None:
     parser.add_argument("--rel", type=int_range(), default=1,
                         help="simulate: relevant means label >= R")
     parser.add_argument("--plot", metavar="FILE", help="simulate: write the curves as PNG")
-    parser.add_argument("--format", choices=("table", "tsv"), default="table",
+    parser.add_argument("--format", choices=("table", "tsv", "json"), default="table",
                         help="simulate: report format (default table)")
     parser.set_defaults(handler=_run)
 
@@ -119,7 +138,19 @@ def register(subparsers: Subcommands) -> None:
 def _run(args: argparse.Namespace) -> int:
     args.explicit_depth, args.depth = args.depth, args.depth or DEFAULT_DEPTH
     if args.runs[0] == SIMULATE:
+        if args.sample:
+            return _simulate_designs(args)
         return _simulate(args)
+    _refuse(args, "pool (they are simulate --sample options)", {
+        "--draws": args.draws is not None, "-m/--measure": args.measure is not None,
+        "--format json": args.format == "json"})
+    for option in ("budget", "sample"):
+        given = getattr(args, option)
+        if given is not None and len(given) > 1:
+            raise UsageError(f"pool takes one --{option} (simulate --sample compares several)")
+        setattr(args, option, given[0] if given else None)
+    if isinstance(args.budget, float):
+        raise UsageError("--budget P% is for pool simulate --sample; give pool N pairs")
     if args.sample is not None:
         return _sample(args)
     return _pool(args)
@@ -243,7 +274,8 @@ def _simulate(args: argparse.Namespace) -> int:
     _refuse(args, "pool simulate", {
         "--budget": args.budget is not None, "--floor": args.floor != 0,
         "--exclude": args.exclude is not None, "-o/--output": args.output != "-",
-        "--stats": args.stats, "--sample": args.sample is not None})
+        "--stats": args.stats, "--draws": args.draws is not None,
+        "-m/--measure": args.measure is not None, "--format json": args.format == "json"})
     if len(args.runs) < 3:
         raise UsageError("pool simulate needs QRELS and at least one RUN")
     specs = _specs(args, DEFAULT_SIMULATE)
@@ -264,6 +296,16 @@ def _simulate(args: argparse.Namespace) -> int:
             shown[column] = shown[column].map(lambda v: f"{100 * v:.1f}%")
         print(shown.to_string(index=False))
     return 0
+
+
+def _simulate_designs(args: argparse.Namespace) -> int:
+    _check_common(args)
+    _refuse(args, "pool simulate --sample", {
+        "--floor": args.floor != 0, "--exclude": args.exclude is not None,
+        "-o/--output": args.output != "-", "--stats": args.stats, "--rel": args.rel != 1,
+        "--strategy": args.strategy is not None})
+    args.draws = args.draws or DEFAULT_DRAWS
+    return simulate_designs_cmd(args)
 
 
 def _plot(curves, path: str, *, title: str) -> None:

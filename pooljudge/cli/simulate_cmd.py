@@ -26,7 +26,8 @@ if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
 
-__all__ = ["MAX_ANNOTATORS", "MAX_WORKERS", "register", "simulate_worker"]
+__all__ = ["MAX_ANNOTATORS", "MAX_WORKERS", "budget_option", "register", "simulate_designs_cmd",
+           "simulate_worker"]
 
 MAX_ANNOTATORS = 1000
 MAX_WORKERS = 64
@@ -155,3 +156,94 @@ def _totals(per_topic: pd.DataFrame) -> pd.DataFrame:
     import pandas as pd
     total = per_topic[["pairs", "judgments_needed", "judgments_done"]].sum()
     return pd.DataFrame([{"topics": len(per_topic), **total.to_dict()}])
+
+
+def budget_option(text: str) -> int | float:
+    """``--budget``: N pairs (an int from 1) or ``P%`` of the pool (a float share in (0, 1])."""
+    from pooljudge.cli.options import MAX_COUNT, positive_int
+
+    if not text.strip().endswith("%"):
+        return positive_int(MAX_COUNT)(text)
+    try:
+        share = float(text.strip()[:-1]) / 100
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be N or P%, got {text!r}") from None
+    if not 0.0 < share <= 1.0:
+        raise argparse.ArgumentTypeError(f"a share must lie in (0%, 100%], got {text!r}")
+    return share
+
+
+def simulate_designs_cmd(args: argparse.Namespace) -> int:
+    """``pooljudge pool simulate QRELS RUN... --sample DESIGN...``: estimates from seeded draws
+    of each design × budget against complete qrels (:mod:`metrics.design_simulation`)."""
+    from metrics.design_simulation import DEFAULT_ESTIMATORS, simulate_designs
+    from pooling import build_pool
+    from pooling.sampling import parse_design
+    from pooljudge.cli.inputs import read_runs
+    from pooljudge.cli.output import records, render
+    from pooljudge.formats.trec import read_qrels
+
+    if len(args.runs) < 3:
+        raise UsageError("pool simulate needs QRELS and at least one RUN")
+    designs = [parse_design(text, source="--sample").at_depth(args.depth)
+               for text in args.sample]
+    depths = {d.depth for d in designs}
+    if len(depths) > 1:
+        raise UsageError(f"the --sample designs disagree on the depth ({sorted(depths)}): "
+                         "they are compared on one pool")
+    depth = depths.pop()
+    if args.explicit_depth is not None and depth != args.explicit_depth:
+        raise UsageError(f"--depth {args.explicit_depth} disagrees with --sample {designs[0]}, "
+                         f"of depth {depth}")
+    measures = args.measure or list(DEFAULT_ESTIMATORS)
+    truth = read_qrels(args.runs[1])
+    runs = dict(read_runs(args.runs[2:]))
+    pool = build_pool(runs, depth)
+    started = time.perf_counter()
+    result = simulate_designs(truth, runs, pool, designs, args.budget or [None],
+                              draws=args.draws, seed=args.seed, measures=measures)
+    print(f"{len(designs)} design(s) x {len(args.budget or [None])} budget(s) x {args.draws} "
+          f"draws, {len(runs)} runs, pool of {len(pool.pairs)} pairs (depth {depth}): "
+          f"{time.perf_counter() - started:.1f} s", file=sys.stderr)
+    if args.plot:
+        _plot_rmse(result.summary, args.plot)
+    if args.format == "json":
+        import json
+        print(json.dumps({"summary": records(result.summary), "runs": records(result.runs)},
+                         indent=1))
+    elif args.format == "tsv":
+        print(render(result.runs.merge(
+            result.summary[["design", "budget", "measure", "tau", "tau_ap"]],
+            on=["design", "budget", "measure"]), "tsv"), end="")
+    else:
+        print(render(result.summary, "table"))
+        print()
+        print(render(result.runs, "table"))
+    return 0
+
+
+def _plot_rmse(summary: pd.DataFrame, path: str) -> None:
+    """RMSE of the MAP estimates against the budget (pairs judged), one line per design and
+    AP estimator; written atomically."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from pooljudge.formats.files import atomic_writer
+
+    ap = summary[summary["exact"] == "AP"]
+    if ap.empty:
+        raise UsageError("--plot draws the RMSE of MAP: add -m statAP or -m xinfAP")
+    figure, axes = plt.subplots(figsize=(7, 5), dpi=120)
+    for (design, measure), lines in ap.groupby(["design", "measure"], sort=False):
+        lines = lines.sort_values("pairs")
+        axes.plot(lines["pairs"], lines["rmse"], marker="o", linewidth=1.2,
+                  label=f"{measure}: {design}")
+    axes.set_xlabel("sampled pairs judged (all topics)")
+    axes.set_ylabel("RMSE of the MAP estimate")
+    axes.grid(alpha=0.3)
+    axes.legend(loc="upper right", fontsize="small")
+    with atomic_writer(path, mode="wb") as handle:
+        figure.savefig(handle, format="png", metadata={"Software": None})
+    plt.close(figure)

@@ -98,9 +98,10 @@ def test_usage_errors_are_one_line_exit_2_and_write_nothing(tmp_path, run_files,
     assert not out.exists()
 
 
-def test_simulate_refuses_sample(run_files, capsys):
-    assert main(["pool", "simulate", run_files[0], run_files[1], "--sample", "uniform"]) == 2
-    assert "--sample does not apply to pool simulate" in capsys.readouterr().err
+def test_simulate_with_sample_refuses_a_strategy(run_files, capsys):
+    assert main(["pool", "simulate", run_files[0], run_files[1], "--sample", "uniform",
+                 "--strategy", "rrf"]) == 2
+    assert "--strategy does not apply to pool simulate --sample" in capsys.readouterr().err
 
 
 def test_a_sampled_order_follows_the_strategy(tmp_path, run_files):
