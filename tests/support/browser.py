@@ -146,9 +146,25 @@ def wait_keys_ready(page) -> None:
     )
 
 
+def wait_labels_drawn(page) -> None:
+    """Wait until the run is idle and every label button on screen has drawn its text.
+
+    A button's container is attached (and visible) a moment before its Markdown label is
+    rendered; measuring in between read an empty name (one CI failure at 1280x720).
+    """
+    wait_idle(page)
+    page.wait_for_function(
+        """() => {
+            const labels = [...document.querySelectorAll('[class*="st-key-label_"]')];
+            return labels.length > 0
+                && labels.every(el => el.querySelector('button') && el.innerText.trim() !== '');
+        }""")
+
+
 def shown_doc(page) -> str:
     """The id of the document on the judging page, once its label buttons are ready for keys."""
     page.locator('[class*="st-key-label_"] button').first.wait_for(state="visible")
+    wait_labels_drawn(page)
     wait_keys_ready(page)
     text = page.locator(".pj-doc-id").first.inner_text()
     return text.removeprefix("Document ").strip()
@@ -158,6 +174,7 @@ def shown_pair(page) -> int:
     """The pair id of the label buttons on screen (their ``st-key-label_<pair>_<value>`` class)."""
     button = page.locator('[class*="st-key-label_"]').first
     button.wait_for(state="visible")
+    wait_labels_drawn(page)
     wait_keys_ready(page)
     key = next(c for c in button.get_attribute("class").split() if c.startswith("st-key-label_"))
     return int(key.split("_")[1])
