@@ -9,6 +9,11 @@ before a database is even created. :func:`store_campaign` stores a plan through
 :mod:`annotate.store` in one transaction, all or nothing: the campaign, the automatic judge whose
 labels are suggested, the people. :func:`create_campaign` is both steps.
 
+A campaign of passages (``units``, a unit map with offsets): the pool's ids are chunks, each
+judged inside its document; the plan checks every queued chunk against the map and the
+documents' texts before a database is opened (:mod:`pooljudge.formats.passages`), and the store
+keeps each document once beside its passages (:func:`annotate.store.create_campaign`).
+
 A sampled pool file (``stratum inclusion sampled`` after the usual columns, see
 :func:`annotate.store.split_sample`) makes a campaign whose queue is the sampled pairs alone;
 every pooled pair keeps its stratum and inclusion probability, and :func:`sampled_export` turns
@@ -32,8 +37,9 @@ from annotate.records import CampaignInfo, LabelScale
 from pooling.pool import Pool, apply_budget, build_pool
 from pooling.static_orders import static_order
 from pooljudge.errors import InputError
-from pooljudge.formats.collection import check_pool_members
+from pooljudge.formats.collection import check_pool_members, pool_line_numbers
 from pooljudge.formats.files import PathLike
+from pooljudge.formats.passages import pooled_passages
 
 __all__ = ["POOL_COLUMNS", "CampaignPlan", "CampaignSettings", "CreatedCampaign", "NewPerson",
            "SampledExport", "create_campaign", "ordered_pool", "plan_campaign",
@@ -72,14 +78,16 @@ class CampaignSettings:
 
 @dataclass(frozen=True)
 class CampaignPlan:
-    """A campaign checked and ready to store: the ordered ``pool`` (:data:`POOL_COLUMNS`) and
-    ``run_ranks`` (topic, doc, run, rank; None without runs)."""
+    """A campaign checked and ready to store: the ordered ``pool`` (:data:`POOL_COLUMNS`),
+    ``run_ranks`` (topic, doc, run, rank; None without runs) and, for a campaign of passages,
+    the unit map ``units`` (chunk, doc, start, end; None: the pool's ids are documents)."""
 
     settings: CampaignSettings
     topics: pd.DataFrame
     documents: pd.DataFrame
     pool: pd.DataFrame
     run_ranks: pd.DataFrame | None = None
+    units: pd.DataFrame | None = None
 
 
 class NewPerson(NamedTuple):
@@ -108,7 +116,8 @@ def ordered_pool(pool: Pool, strategy: str, budget: int | None = None) -> pd.Dat
 def plan_campaign(settings: CampaignSettings, *, topics: pd.DataFrame, documents: pd.DataFrame,
                   pool: pd.DataFrame | None = None, pool_path: PathLike | None = None,
                   runs: Runs | None = None, depth: int | None = None, strategy: str = "rrf",
-                  budget: int | None = None) -> CampaignPlan:
+                  budget: int | None = None, units: pd.DataFrame | None = None,
+                  units_path: PathLike | None = None) -> CampaignPlan:
     """Pool, check and rank, without a database.
 
     With ``pool`` (a pool file's rows, read from ``pool_path`` if given), ``runs`` only give
@@ -119,6 +128,11 @@ def plan_campaign(settings: CampaignSettings, *, topics: pd.DataFrame, documents
     pool only the sampled pairs' topics and documents must be given (their values are checked
     first, InputError naming the pool file's line).
 
+    With ``units`` (a unit map frame read from ``units_path``) the pool's ids are passages
+    shown inside their documents: each queued chunk must be in the map, with offsets within its
+    document's text (:func:`pooljudge.formats.passages.pooled_passages`; InputError naming the
+    pool file's or the map's line).
+
     InputError for a pooled topic or document the frames lack, naming the pool file's line,
     the runs that retrieved it, or else its pool row; InputError from pooling (depth < 1).
     """
@@ -126,17 +140,34 @@ def plan_campaign(settings: CampaignSettings, *, topics: pd.DataFrame, documents
         if runs is None or depth is None:
             raise InputError("a campaign needs a pool, or runs and a pool depth")
         pooled = build_pool(runs, depth)
-        check_pool_members(pooled.pairs, topics, documents, from_runs=True)
+        members = _members(pooled.pairs, documents, units, units_path, None)
+        check_pool_members(pooled.pairs, topics, members, from_runs=True)
         return CampaignPlan(settings, topics, documents, ordered_pool(pooled, strategy, budget),
-                            store.run_ranks(pooled))
+                            store.run_ranks(pooled), units)
     if pool_path is not None:  # else the store checks it, naming the pool row
-        check_pool_members(_queued_members(pool, topics, documents, pool_path), topics,
-                           documents, pool_path)
+        members = _members(pool, documents, units, units_path, pool_path)
+        check_pool_members(_queued_members(pool, topics, members, pool_path), topics,
+                           members, pool_path)
     ranks = None
     if runs is not None:
         depth = depth or max(1, int(pool["best_rank"].max()))
         ranks = store.run_ranks(build_pool(runs, depth))
-    return CampaignPlan(settings, topics, documents, pool, ranks)
+    return CampaignPlan(settings, topics, documents, pool, ranks, units)
+
+
+def _members(pool: pd.DataFrame, documents: pd.DataFrame, units: pd.DataFrame | None,
+             units_path: PathLike | None, pool_path: PathLike | None) -> pd.DataFrame:
+    """What the pool's ``doc`` ids must be among: the documents, or (with ``units``) the queued
+    chunks once :func:`pooled_passages` found each in the map with sound offsets."""
+    if units is None:
+        return documents
+    queued = np.ones(len(pool), dtype=bool)
+    if "sampled" in pool.columns:  # unsampled pairs are never shown: their chunks need no map
+        queued = pd.to_numeric(pool["sampled"], errors="coerce").to_numpy() == 1
+    lines = None if pool_path is None else pool_line_numbers(pool_path)[queued]
+    passages = pooled_passages(pool["doc"][queued], units, documents, units_path=units_path,
+                               pool_path=pool_path, pool_lines=lines)
+    return pd.DataFrame({"id": passages["chunk"]})
 
 
 def _queued_members(pool: pd.DataFrame, topics: pd.DataFrame, documents: pd.DataFrame,
@@ -181,7 +212,7 @@ def _store(session: Session, plan: CampaignPlan) -> CreatedCampaign:
         highlight_narrative=settings.highlight_narrative, topics=plan.topics,
         documents=plan.documents, pool=plan.pool, run_ranks=plan.run_ranks, seed=settings.seed,
         keymap=settings.keymap, cannot_judge=settings.cannot_judge,
-        rationale_labels=settings.rationale_labels)
+        rationale_labels=settings.rationale_labels, units=plan.units)
     people = tuple(NewPerson(role, name, store.add_annotator(
         session, campaign=settings.name, name=name, role=role)) for name, role in settings.people)
     if settings.suggest_from is not None:  # after the people: it must not be one of them

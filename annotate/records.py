@@ -22,6 +22,7 @@ __all__ = [
     "Label",
     "LabelScale",
     "PairView",
+    "PassageContext",
 ]
 
 # The value sets, written once: the store's CHECK constraints are built from them
@@ -192,6 +193,24 @@ class PairView:
     doc_title: str
     doc_text: str
     position: int | None
+    passage: PassageContext | None = None
+
+
+@dataclass(frozen=True)
+class PassageContext:
+    """The document a judged passage comes from (a campaign of passages, ``init --units``).
+
+    The pair's ``doc_id`` is the passage's (chunk's) id and its ``doc_text`` the passage's own
+    text, ``text[start:end]`` of its document ``doc_id`` here (offsets in characters, that is
+    code points, ``0 <= start <= end <= len(text)``): the annotator reads the whole ``text``
+    with the passage marked, and judges the passage.
+    """
+
+    doc_id: str
+    title: str
+    text: str
+    start: int
+    end: int
 
 
 @dataclass(frozen=True)

@@ -7,13 +7,19 @@ time more than CPU time), pooljudge's ratios to the others, and each tool's peak
 child's max RSS from ``os.wait4``; the data are generated in a separate process, since a child
 also counts the memory of the parent it was forked from). Each tool first runs once untimed, and
 Python modules are compiled once and cached, as for an installed package. trec_eval is timed only
-when a ``trec_eval`` binary is on PATH or ``TREC_EVAL`` names one.
+when a ``trec_eval`` binary is on PATH or ``TREC_EVAL`` names one; ``--baseline FOLDER`` also
+times the pooljudge whose sources are in FOLDER (another version's ``pooljudge``, ``metrics``,
+``pooling`` and ``annotate`` folders), so that before and after are measured in one run. The
+ratios to every other tool are printed side by side.
 
 The generated runs have ``--topics`` topics (2,000) with score ties, lines grouped by topic as
-trec_eval writes them; the qrels judge ``--judged`` documents of each topic (200), so they are
-the same size for every run size and only the run grows.
+trec_eval writes them; within a topic the lines come in random score order (``--order random``,
+the default and the harder case: every topic must be sorted) or in rank order, score descending,
+as retrieval systems write them (``--order ranked``). The qrels judge ``--judged`` documents of
+each topic (200), so they are the same size for every run size and only the run grows.
 
     .venv/bin/python benchmarks/eval_speed.py [--sizes 2000000 8000000] [--repeat 3]
+        [--order random|ranked] [--baseline FOLDER]   (TREC_EVAL=/path/to/trec_eval: time it)
 """
 
 from __future__ import annotations
@@ -59,10 +65,11 @@ MEASURES = "P@10 nDCG@10 AP RR"
 TREC_EVAL_MEASURES = ["-m", "P.10", "-m", "ndcg_cut.10", "-m", "map", "-m", "recip_rank"]
 
 
-def generate(folder: Path, lines: int, topics: int, judged: int, seed: int = 7
-             ) -> tuple[Path, Path]:
-    """A run of about ``lines`` lines over ``topics`` topics (scores with ties) and qrels that
-    judge ``judged`` of each topic's documents (labels 0, 1, 2).
+def generate(folder: Path, lines: int, topics: int, judged: int, seed: int = 7,
+             order: str = "random") -> tuple[Path, Path]:
+    """A run of about ``lines`` lines over ``topics`` topics (scores with ties; with ``order``
+    "ranked" each topic's lines by score descending) and qrels that judge ``judged`` of each
+    topic's documents (labels 0, 1, 2).
 
     Run in a child process by :func:`main`: a child's peak memory (``ru_maxrss``) counts the
     memory of the parent it was forked from, so the timing parent must stay small.
@@ -77,6 +84,8 @@ def generate(folder: Path, lines: int, topics: int, judged: int, seed: int = 7
     ids = np.concatenate([rng.choice(500 * docs, size=docs, replace=False) for _ in range(topics)])
     rank = np.tile(np.arange(1, docs + 1), topics)
     score = np.round(rng.gamma(2.0, 2.0, size=len(ids)), 2)  # many ties
+    if order == "ranked":
+        score = -np.sort(-score.reshape(topics, docs), axis=1).ravel()
     doc = pc.binary_join_element_wise("D", pc.cast(pa.array(ids), pa.string()), "")
     run_path, qrels_path = folder / f"run{lines}.txt", folder / f"qrels{lines}.txt"
     _write(run_path, {"topic": topic, "q0": np.full(len(ids), "Q0"), "doc": doc, "rank": rank,
@@ -111,13 +120,18 @@ def timed(command: list[str], env: dict[str, str]) -> tuple[float, float, float]
     return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
-def commands(qrels: Path, run: Path, script: Path) -> dict[str, list[str]]:
-    """The command line of every tool present, by name."""
-    tools = {
-        "pooljudge": [sys.executable, "-m", "pooljudge", "eval", str(qrels), str(run),
-                      "-m", MEASURES, "--format", "tsv"],
-        "pytrec_eval": [sys.executable, str(script), str(qrels), str(run)],
-    }
+def commands(qrels: Path, run: Path, script: Path, baseline: str | None = None
+             ) -> dict[str, list[str]]:
+    """The command line of every tool present, by name; with ``baseline`` (a folder holding
+    another version's ``pooljudge``, ``metrics`` and ``pooling``) that version too, as
+    "baseline" (its folder first on PYTHONPATH, so its modules are imported, not these)."""
+    # -P: the current folder is not put first on sys.path (it would hide the baseline's)
+    pooljudge = [sys.executable, "-P", "-m", "pooljudge", "eval", str(qrels), str(run),
+                 "-m", MEASURES, "--format", "tsv"]
+    tools = {"pooljudge": pooljudge}
+    if baseline:
+        tools["baseline"] = ["env", f"PYTHONPATH={Path(baseline).resolve()}", *pooljudge]
+    tools["pytrec_eval"] = [sys.executable, str(script), str(qrels), str(run)]
     trec_eval = os.environ.get("TREC_EVAL") or shutil.which("trec_eval")
     if trec_eval:
         tools["trec_eval"] = [trec_eval, "-c", *TREC_EVAL_MEASURES, str(qrels), str(run)]
@@ -148,14 +162,18 @@ def measure(tools: dict[str, list[str]], repeat: int, env: dict[str, str]
 
 
 def report(lines: int, results: dict[str, tuple[float, float, float]], repeat: int) -> None:
+    """Each tool's medians and peak memory, then pooljudge's ratios to every other tool side by
+    side (below 1: pooljudge takes less)."""
     print(f"\n{lines:,} run lines, {repeat} runs each (interleaved)")
+    print(f"  {'tool':12s} {'wall s':>8s} {'CPU s':>8s} {'peak RSS MiB':>13s}")
     for name, (wall, cpu, mib) in results.items():
-        print(f"  {name:12s} wall {wall:6.2f} s   CPU {cpu:6.2f} s   peak RSS {mib:7.0f} MiB")
+        print(f"  {name:12s} {wall:8.2f} {cpu:8.2f} {mib:13.0f}")
+    others = [name for name in results if name != "pooljudge"]
     ours = results["pooljudge"]
-    for other in (name for name in results if name != "pooljudge"):
-        theirs = results[other]
-        print(f"  pooljudge / {other}: wall {ours[0] / theirs[0]:.2f}, "
-              f"CPU {ours[1] / theirs[1]:.2f}, peak memory {ours[2] / theirs[2]:.2f}")
+    print(f"  {'pooljudge /':12s}" + "".join(f" {name:>13s}" for name in others))
+    for column, label in enumerate(("wall", "CPU", "peak memory")):
+        print(f"  {label:12s}" + "".join(f" {ours[column] / results[name][column]:13.2f}"
+                                         for name in others))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -165,12 +183,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--topics", type=int, default=2000)
     parser.add_argument("--judged", type=int, default=200, help="judged documents per topic")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--order", choices=("random", "ranked"), default="random",
+                        help="score order of each topic's lines (default: random)")
+    parser.add_argument("--baseline", metavar="FOLDER",
+                        help="also time the pooljudge whose sources are in FOLDER (e.g. an "
+                             "earlier checkout) as 'baseline': before/after in one run")
     parser.add_argument("--generate-into", metavar="FOLDER", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.generate_into:  # the child process of the next branch
         for lines in args.sizes:
-            generate(Path(args.generate_into), lines, args.topics, args.judged)
+            generate(Path(args.generate_into), lines, args.topics, args.judged,
+                     order=args.order)
         return 0
+    if "trec_eval" not in commands(Path(), Path(), Path()):
+        print("trec_eval: none on PATH and TREC_EVAL not set: not timed")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         script = folder / "pytrec_eval_script.py"
@@ -178,10 +204,12 @@ def main(argv: list[str] | None = None) -> int:
         env = bytecode_cached(os.environ, folder / "pycache")
         for lines in args.sizes:
             subprocess.run([sys.executable, __file__, "--generate-into", tmp, "--sizes", str(lines),
-                            "--topics", str(args.topics), "--judged", str(args.judged)],
+                            "--topics", str(args.topics), "--judged", str(args.judged),
+                            "--order", args.order],
                            check=True)
             qrels, run = folder / f"qrels{lines}.txt", folder / f"run{lines}.txt"
-            report(lines, measure(commands(qrels, run, script), args.repeat, env), args.repeat)
+            tools = commands(qrels, run, script, args.baseline)
+            report(lines, measure(tools, args.repeat, env), args.repeat)
             run.unlink()
     return 0
 

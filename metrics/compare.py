@@ -12,6 +12,13 @@ For a pair (baseline A, run B) and one measure, with d_t = B_t - A_t over the sh
   measure and test.
 
 Fewer than 25 topics draw a warning: too few to rank systems reliably.
+
+Per topic group (:func:`compare_groups`: categories, languages, tenants) the comparisons are
+repeated within each group, and a **regression check** runs across the groups: for each
+comparison and measure, the groups' p-values (t-test by default) are Holm-adjusted over the
+groups (``group_p_holm``), and a group is flagged (``regression``) when its mean fell
+(``mean_diff < 0``) with ``group_p_holm < alpha`` (0.05) — whatever the overall mean did, so a
+regression hidden by an overall gain is reported.
 """
 
 from __future__ import annotations
@@ -25,11 +32,17 @@ from scipy import stats
 
 from pooljudge.errors import UsageError
 
-__all__ = ["MIN_TOPICS", "compare", "holm", "paired_test"]
+__all__ = [
+    "MIN_TOPICS", "OVERALL", "REGRESSION_COLUMNS", "compare", "compare_groups", "flag_regressions",
+    "holm", "paired_test", "regression_messages",
+]
 
 MIN_TOPICS = 25
 COLUMNS = ["measure", "baseline", "run", "topics", "baseline_mean", "run_mean", "mean_diff",
            "cohens_d", "t_stat", "t_p", "perm_p", "t_p_holm", "perm_p_holm"]
+OVERALL = "all"  # the group of every topic
+REGRESSION_COLUMNS = ["group_p_holm", "regression"]
+TESTS = {"t": "t_p", "perm": "perm_p"}
 
 
 def holm(p_values: Sequence[float] | np.ndarray) -> np.ndarray:
@@ -111,6 +124,79 @@ def compare(per_topic: pd.DataFrame, *, baseline: str | None = None, n_resamples
         warnings.append(f"only {few} topics paired: fewer than {MIN_TOPICS} topics are too few "
                         "to rank systems reliably")
     return result[COLUMNS], warnings
+
+
+def compare_groups(per_topic: pd.DataFrame, groups: pd.DataFrame, *,
+                   baseline: str | None = None, n_resamples: int = 10_000, seed: int = 0,
+                   alpha: float = 0.05, test: str = "t") -> tuple[pd.DataFrame, list[str]]:
+    """:func:`compare` over every topic (group ``all``) and within each group of ``groups``
+    (``topic, group``), with the regression check of the module docstring.
+
+    Returns ``group``, :data:`COLUMNS`, :data:`REGRESSION_COLUMNS` (NaN / False on ``all``
+    rows), groups in the order of their first appearance; and the warnings: each group's
+    (prefixed with its name), a group none of whose topics was scored, and one line per
+    flagged regression (:func:`regression_messages`).
+    """
+    rows = per_topic[per_topic["topic"] != OVERALL]
+    subsets = {OVERALL: rows}
+    for name, topics in groups.groupby("group", sort=False)["topic"]:
+        subsets[str(name)] = rows[rows["topic"].isin(set(topics))]
+    tables, warnings = [], []
+    for name, subset in subsets.items():
+        if subset.empty:
+            warnings.append(f"topic group {name!r}: none of its topics was evaluated")
+            continue
+        table, notes = compare(subset, baseline=baseline, n_resamples=n_resamples, seed=seed)
+        warnings += [note if name == OVERALL else f"group {name!r}: {note}" for note in notes]
+        tables.append(table.assign(group=name))
+    result = pd.concat(tables, ignore_index=True)
+    result = flag_regressions(result[["group", *COLUMNS]], ["measure", "baseline", "run"],
+                              alpha=alpha, test=test)
+    warnings += regression_messages(result, ["measure", "baseline", "run"])
+    return result, warnings
+
+
+def flag_regressions(table: pd.DataFrame, keys: Sequence[str], *, alpha: float = 0.05,
+                     test: str = "t", diff: str = "mean_diff") -> pd.DataFrame:
+    """``table`` (one row per group and comparison, column ``group``; ``keys`` name a
+    comparison) with ``group_p_holm``: the ``test`` p-value (``t`` or ``perm``) Holm-adjusted
+    over the groups of one comparison (the ``all`` rows excluded, and NaN there); and
+    ``regression``: ``diff < 0`` and ``group_p_holm < alpha``."""
+    if test not in TESTS:
+        raise UsageError(f"unknown test {test!r} (tests: {', '.join(TESTS)})")
+    table = table.copy()
+    grouped = (table["group"] != OVERALL).to_numpy()
+    adjusted = np.full(len(table), np.nan)
+    if grouped.any():
+        within = table[grouped].groupby(list(keys), sort=False)[TESTS[test]]
+        adjusted[grouped] = within.transform(lambda p: holm(p.to_numpy())).to_numpy()
+    table["group_p_holm"] = adjusted
+    table["regression"] = grouped & (table[diff].to_numpy() < 0) & (adjusted < alpha)
+    return table
+
+
+def regression_messages(table: pd.DataFrame, keys: Sequence[str], *,
+                        diff: str = "mean_diff") -> list[str]:
+    """One line per flagged row of :func:`flag_regressions`'s table, with the overall change
+    of the same comparison beside it (when the table has its ``all`` row)."""
+    overall = table[table["group"] == OVERALL].set_index(list(keys))[diff]
+    messages = []
+    for row in table[table["regression"]].to_dict("records"):
+        key = tuple(row[k] for k in keys)
+        what = ", ".join(f"{k} {row[k]}" for k in keys)
+        text = (f"regression in group {row['group']!r} ({what}): mean fell by "
+                f"{-row[diff]:.4f} (Holm-adjusted p = {row['group_p_holm']:.3g} over groups)")
+        change = overall.get(key if len(keys) > 1 else key[0])
+        if change is not None and np.isfinite(change):
+            text += f" while over all topics it {_direction(change)}"
+        messages.append(text)
+    return messages
+
+
+def _direction(change: float) -> str:
+    if change == 0:
+        return "did not change"
+    return f"{'rose' if change > 0 else 'fell'} by {abs(change):.4f}"
 
 
 def _mean_difference(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:

@@ -26,8 +26,9 @@ runs' mean squared error, and the mean over draws of Kendall's tau-b and of tau_
 between the estimated and the exact system orderings (NaN with fewer than two runs).
 
 Speed: each run is joined with the qrels and the prels once; a draw only changes the prels
-row weights (0/1, :meth:`metrics.prels.Prels.reweighted`), as the bootstrap of
-:mod:`metrics.uncertainty` does. The cost is draws × runs × estimators estimator calls.
+row weights (0/1), so a batch of draws is stacked as one prels of batch × topics and every
+estimator computes all of them in one vectorised call per run, as the bootstrap of
+:mod:`metrics.uncertainty` does.
 """
 
 from __future__ import annotations
@@ -41,10 +42,11 @@ import numpy as np
 from metrics.correlate import kendall_tau, ordering, tau_ap
 from metrics.estimators import needs_prels
 from metrics.evaluate import load_qrels
-from metrics.join import join
-from metrics.prels import bind_prels
+from metrics.join import Ranking, join
+from metrics.prels import Prels, bind_prels
 from metrics.registry import Measure, parse
-from pooling.sampling import Design, draw, plan_sample
+from metrics.uncertainty import estimates_under, stack_weights
+from pooling.sampling import Design, Plan, draw, plan_sample
 from pooljudge.errors import InputError, UsageError
 from pooljudge.formats.trec import RunColumns
 
@@ -56,6 +58,7 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_ESTIMATORS", "EXACT_OF", "DesignSimulation", "exact_measure",
            "resolve_budget", "simulate_designs"]
 
+DRAW_ROWS = 1_000_000  # stacked prels rows per batch of draws (bounds the memory)
 DEFAULT_ESTIMATORS = ("statAP", "xinfAP", "statPrec@10")
 EXACT_OF = {"statAP": "AP", "xinfAP": "AP", "statPrec": "P", "infNDCG": "nDCG",
             "statNDCG": "nDCG"}
@@ -126,13 +129,9 @@ def simulate_designs(
             plan = plan_sample(pool, design, budget=pairs)
             bound = bind_prels(frame.assign(stratum=plan.stratum, inclusion=plan.inclusion),
                                prepared)
-            rng = np.random.default_rng([seed, d, b])
-            estimates = np.empty((draws, len(chosen), len(names)))
-            for i in range(draws):
-                prels = bound.reweighted(draw(plan, rng).astype(np.float64))
-                for j, ranking in enumerate(rankings):
-                    replica = replace(ranking, prels=prels, _cache=dict(ranking._cache))
-                    estimates[i, :, j] = [_mean(m.spec.compute(replica, m)) for m in chosen]
+            under = [replace(r, prels=bound, _cache={}) for r in rankings]  # same rows, strata
+            estimates = _estimates(bound, plan, under, chosen, draws,
+                                   np.random.default_rng([seed, d, b]))
             key = {"design": str(design), "budget": _budget_label(budget),
                    "pairs": int(plan.size.sum())}
             for k, (measure, reference) in enumerate(zip(chosen, exact, strict=True)):
@@ -143,6 +142,35 @@ def simulate_designs(
                      "pool_gap": float(gap[k].mean()),
                      **_agreement(names, truth[k], estimates[:, k])})
     return DesignSimulation(pd.DataFrame(run_rows), pd.DataFrame(summary_rows))
+
+
+def _estimates(prels: Prels, plan: Plan, rankings: list[Ranking],
+               measures: list[Measure], draws: int, rng: np.random.Generator) -> np.ndarray:
+    """Draws × measures × runs: each measure's mean over topics per draw. The draws come one
+    after another from ``rng`` (so a batch size never changes them) and are estimated a batch
+    at a time, as one stacked ranking of batch × topics per run
+    (:func:`metrics.uncertainty.stack_weights`)."""
+    estimates = np.empty((draws, len(measures), len(rankings)))
+    judged = max(int(np.count_nonzero(prels.judged)), 1)
+    size = max(1, min(draws, DRAW_ROWS // judged))
+    for first in range(0, draws, size):
+        count = min(size, draws - first)
+        weights = np.stack([draw(plan, rng) for _ in range(count)]).astype(np.float64)
+        batch = stack_weights(prels, weights)
+        for j, ranking in enumerate(rankings):
+            values = estimates_under(ranking, measures, batch)
+            for k, measure in enumerate(measures):
+                estimates[first:first + count, k, j] = _row_means(values[measure])
+    return estimates
+
+
+def _row_means(values: np.ndarray) -> np.ndarray:
+    """Per row (a draw), the mean over its topics with NaN topics left out (NaN when none
+    has a value), as :func:`_mean`."""
+    present = ~np.isnan(values)
+    count = present.sum(axis=1)
+    total = np.where(present, values, 0.0).sum(axis=1)
+    return np.divide(total, count, out=np.full(len(values), np.nan), where=count > 0)
 
 
 def _complete_prels(pool: Pool, qrels: pd.DataFrame) -> pd.DataFrame:

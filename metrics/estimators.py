@@ -126,7 +126,10 @@ def stat_ap(r: Ranking, m: Measure) -> np.ndarray:
     The ratio of Horvitz–Thompson estimates of the sum of precisions at relevant documents and
     of R, with the second-order π_dj taken as π_d π_j (exact for Poisson sampling, the usual
     approximation for sampling without replacement; Aslam, Pavlu and Yilmaz 2006). A ratio
-    estimator: consistent, not exactly unbiased. 0 when R̂ = 0; all π = 1 gives AP.
+    estimator: consistent, not exactly unbiased, and no estimator of AP from a fixed-size sample
+    smaller than the pool can be (its expectation is a polynomial of degree <= n in the labels,
+    AP is not one); the bias is the convexity of 1/R̂ (README). 0 when R̂ = 0; all π = 1 gives
+    AP.
     """
     s = sample_of(r, m)
     y = np.where(s.label >= m["rel"], s.weight / s.inclusion, 0.0)

@@ -14,6 +14,9 @@ With ``prels`` (sampled judgments, :func:`pooljudge.formats.trec.read_prels`) th
 ``se`` adds each estimate's standard error and the interval of its mean
 (:mod:`metrics.uncertainty`); runs are then read whole. Asking for an estimator without prels is
 a UsageError.
+
+What the functions accept (qrels, runs, measure names) is made uniform by
+:mod:`metrics.eval_inputs`; ``load_qrels``, ``load_runs`` and ``parse_all`` are re-exported here.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -30,20 +33,22 @@ import numpy as np
 
 from metrics.compat import DEFAULT_COMPAT, Compat, check_compat
 from metrics.estimators import check_prels
-from metrics.join import Labelled, Qrels, Ranking, join, label, merge, prepare_qrels
+from metrics.eval_inputs import (
+    PrelsInput,
+    QrelsInput,
+    RunsInput,
+    load_qrels,
+    load_runs,
+    named_runs,
+    parse_all,
+)
+from metrics.join import Labelled, Qrels, Ranking, join, label, merge
 from metrics.prels import Prels, bind_prels
-from metrics.registry import Measure, parse
+from metrics.registry import Measure
 from pooljudge.defaults import DEFAULT_MEASURES
 from pooljudge.errors import InputError
 from pooljudge.formats.columnar import BLOCK_BYTES, NotStreamable, RunBlocks
-from pooljudge.formats.trec import (
-    RunColumns,
-    qrels_columns,
-    read_qrels_columns,
-    read_run_columns,
-    run_columns,
-    run_name,
-)
+from pooljudge.formats.trec import RunColumns, read_run_columns, run_columns
 from pooljudge.heap import release_freed_memory, reusing_freed_memory
 
 if TYPE_CHECKING:
@@ -56,13 +61,6 @@ __all__ = [
 
 ALL_TOPICS = "all"
 BATCH_ROWS = 1 << 19  # ranked documents measured at once when a run is read in blocks
-
-QrelsInput = "str | os.PathLike[str] | pd.DataFrame"
-PrelsInput = "str | os.PathLike[str] | pd.DataFrame"
-RunsInput = (
-    "str | os.PathLike[str] | Sequence[str | os.PathLike[str]]"
-    "| Mapping[str, pd.DataFrame | str | os.PathLike[str]]"
-)
 
 
 @dataclass(frozen=True)
@@ -78,83 +76,6 @@ class RunResult:
     errors: dict[Measure, np.ndarray] = field(default_factory=dict)
     intervals: dict[Measure, tuple[float, float, float]] = field(default_factory=dict)
 
-
-def load_qrels(qrels: QrelsInput) -> Qrels:
-    """Read (a path) or encode (a DataFrame with topic, doc, label) and prepare the qrels."""
-    if isinstance(qrels, (str, os.PathLike)):
-        return prepare_qrels(read_qrels_columns(qrels))
-    return prepare_qrels(qrels_columns(qrels))
-
-
-def load_runs(runs: RunsInput) -> Iterator[tuple[str, RunColumns]]:
-    """(name, checked run arrays) for each run, read lazily one at a time.
-
-    A path's name is its file name without folder and ``.gz``; a mapping's keys are the names.
-    Raises InputError when two runs would share a name.
-    """
-    for name, run in _named_runs(runs):
-        if isinstance(run, (str, os.PathLike)):
-            yield name, read_run_columns(run)
-        else:
-            yield name, run_columns(run, name=name)
-
-
-def _named_runs(runs: RunsInput) -> Iterator[tuple[str, object]]:
-    """(name, path or frame) for each run; InputError when two runs would share a name."""
-    if isinstance(runs, (str, os.PathLike)):
-        runs = [runs]
-    items: Iterable[tuple[str, object]] = (
-        runs.items() if isinstance(runs, Mapping) else ((run_name(p), p) for p in runs)
-    )
-    seen: set[str] = set()
-    for name, run in items:
-        if name in seen:
-            raise InputError(f"two runs are named {name!r}; give them distinct names")
-        seen.add(name)
-        yield name, run
-
-
-def parse_all(measures: Iterable[str | Measure]) -> list[Measure]:
-    """Parse measure names (Measure objects pass through); duplicates are dropped.
-
-    A name may also be a parameterised trec_eval spelling, which stands for several measures
-    (``P.5,10`` is P@5 and P@10; ``ndcg_cut.10,20``, ``iprec_at_recall..25,.5``...; see
-    :mod:`metrics.trec_names`).
-    """
-    parsed = [m for given in measures for m in _parse_one(given)]
-    if not parsed:
-        raise InputError("no measure given")
-    return list(dict.fromkeys(parsed))
-
-
-def _parse_one(given: str | Measure) -> list[Measure]:
-    """One name as its measures: a pooljudge or trec_eval name, or a trec_eval ``NAME.PARAMS``."""
-    if isinstance(given, Measure):
-        return [given]
-    try:
-        return [parse(given)]
-    except InputError:
-        if "." not in given:
-            raise
-        from metrics.trec_names import expand
-
-        try:
-            entries = expand(given.strip())
-        except InputError:
-            raise InputError(_unknown_spelling(given)) from None
-    numbers = [entry.measure for entry in entries if isinstance(entry.measure, Measure)]
-    if not numbers:
-        raise InputError(f"{given!r} is printed as text, by `pooljudge trec_eval` only")
-    return numbers
-
-
-def _unknown_spelling(given: str) -> str:
-    """The registry's message for ``given`` (it names near measures)."""
-    try:
-        parse(given)
-    except InputError as exc:
-        return str(exc)
-    return f"unknown measure {given!r}"  # pragma: no cover - parse failed a moment ago
 
 
 def score(
@@ -247,7 +168,7 @@ def score_all(
         pending = executor.submit(_load_qrels_then_release, qrels)
         results = []
         try:
-            for name, run in _named_runs(runs):
+            for name, run in named_runs(runs):
                 if not isinstance(run, (str, os.PathLike)):
                     result = score(pending.result(), name, run_columns(run, name=name), measures,
                                    **options)

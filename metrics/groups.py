@@ -5,6 +5,12 @@ A group's value summarises its evaluated topics the way the whole evaluation doe
 GMAP; so a group holding every topic reproduces the ``all`` row. A topic in several groups
 counts in each. Topics that no group names, and grouped topics that were not evaluated, are
 reported as warnings.
+
+Each group's value comes with a 95% confidence interval (``ci_low``, ``ci_high``) over its
+topics, the topics being a sample of the group's queries: for a mean, the t interval
+mean ± t(0.975, n - 1) · s / √n (s the sample standard deviation, n the topics with a value);
+for GMAP, the same interval on the logarithms, exponentiated (an interval of the geometric
+mean); for a count (summed, NumRel...), none. NaN with fewer than two topics.
 """
 
 from __future__ import annotations
@@ -17,7 +23,8 @@ from pooljudge.errors import InputError
 
 __all__ = ["GROUP_COLUMNS", "group_means"]
 
-GROUP_COLUMNS = ["run", "group", "measure", "topics", "value"]
+GROUP_COLUMNS = ["run", "group", "measure", "topics", "value", "ci_low", "ci_high"]
+LEVEL = 0.95
 
 
 def group_means(per_topic: pd.DataFrame, groups: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
@@ -50,19 +57,38 @@ def group_means(per_topic: pd.DataFrame, groups: pd.DataFrame) -> tuple[pd.DataF
 
 
 def _aggregate(joined: pd.DataFrame) -> pd.DataFrame:
-    """``run, group, measure, topics, value`` with each measure's own summary."""
+    """``run, group, measure, topics, value, ci_low, ci_high`` with each measure's own summary
+    (module docstring)."""
     keys = ["run", "group", "measure"]
     table = joined.groupby(keys, sort=False)["value"].agg(
-        topics="count", value="mean", total="sum").reset_index()
+        topics="count", value="mean", total="sum", sd="std").reset_index()
     kinds = table["measure"].map({m: _summary_kind(m) for m in pd.unique(table["measure"])})
     table["value"] = table["value"].where(kinds != "sum", table["total"])
+    low, high = _t_interval(table["value"].to_numpy(), table["sd"].to_numpy(),
+                            table["topics"].to_numpy())
     gmean = (kinds == "gmean").to_numpy()
     if gmean.any():
         logs = joined.assign(value=np.log(joined["value"].where(joined["value"] > 0)))
-        geometric = np.exp(logs.groupby(keys, sort=False)["value"].mean())
-        aligned = geometric.reindex(pd.MultiIndex.from_frame(table[keys])).to_numpy()
-        table.loc[gmean, "value"] = aligned[gmean]
-    return table
+        by_group = logs.groupby(keys, sort=False)["value"].agg(["mean", "std", "count"])
+        aligned = by_group.reindex(pd.MultiIndex.from_frame(table[keys]))
+        table.loc[gmean, "value"] = np.exp(aligned["mean"].to_numpy()[gmean])
+        log_low, log_high = _t_interval(*(aligned[c].to_numpy() for c in ("mean", "std", "count")))
+        low[gmean], high[gmean] = np.exp(log_low[gmean]), np.exp(log_high[gmean])
+    counts = (kinds == "sum").to_numpy()
+    low[counts] = high[counts] = np.nan
+    return table.assign(ci_low=low, ci_high=high)
+
+
+def _t_interval(mean: np.ndarray, sd: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The t interval mean ± t(0.975, n - 1) · sd / √n of each row; NaN where n < 2."""
+    from scipy import stats
+
+    n = np.asarray(n, dtype=np.float64)
+    enough = n >= 2
+    quantile = np.full(len(n), np.nan)
+    quantile[enough] = stats.t.ppf((1 + LEVEL) / 2, n[enough] - 1)
+    half = quantile * np.asarray(sd, dtype=np.float64) / np.sqrt(np.where(enough, n, 1.0))
+    return mean - half, mean + half
 
 
 def _summary_kind(measure: str) -> str:

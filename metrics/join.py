@@ -14,6 +14,10 @@ A run read in blocks of whole topics is joined block by block: :func:`label` (th
 and :func:`rank` (the ranking order) of each block, and :func:`merge` of the rankings of several
 blocks into one. A topic's ranking, and so its values, are those of a join of the whole run.
 
+The qrels side, :class:`Qrels` prepared once (:func:`prepare_qrels`) and the lookup of a run's
+rows in them by 64-bit keys confirmed on the strings, lives in :mod:`metrics.qrels_lookup`;
+``UNJUDGED``, ``Qrels`` and ``prepare_qrels`` are re-exported here.
+
 With prels (:mod:`metrics.prels`, sampled judgments) the join also looks every run row up in
 them: ``Ranking.prels_row`` holds, per ranked document, its prels row (-1 outside the pool),
 which the estimators (:mod:`metrics.estimators`) read. Without prels nothing more is done.
@@ -21,28 +25,18 @@ which the estimators (:mod:`metrics.estimators`) read. Without prels nothing mor
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import pyarrow as pa
 
 from metrics.compat import DEFAULT_COMPAT, Compat
-from pooljudge.formats.columnar import (
-    all_same_strings,
-    decode,
-    index_in,
-    int_array,
-    numpy_of,
-    pair_keys,
-    sort_indices,
-    string_hashes,
-    take,
-    unique,
-)
-from pooljudge.formats.ranking import byte_order_codes, rank_rows
-from pooljudge.formats.trec import QrelsColumns, RunColumns
+from metrics.qrels_lookup import UNJUDGED, Qrels, lookup_labels, prepare_qrels
+from pooljudge.formats.columnar import index_in, int_array, numpy_of, segment_order, take
+from pooljudge.formats.ranking import Precision, rank_rows, score_keys
+from pooljudge.formats.trec import RunColumns
 
 if TYPE_CHECKING:
     from metrics.prels import Prels
@@ -51,87 +45,7 @@ __all__ = [
     "UNJUDGED", "Labelled", "Qrels", "Ranking", "join", "label", "merge", "prepare_qrels", "rank",
 ]
 
-UNJUDGED = np.iinfo(np.int64).min
-T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class Qrels:
-    """Qrels prepared once for any number of runs.
-
-    ``topics`` are the distinct topic ids in byte order. The rows are grouped by topic:
-    ``offsets[t]:offsets[t + 1]`` delimit topic ``t``'s rows in ``topic_of_row``, ``docs`` (plain
-    strings), ``labels`` and ``doc_hash`` (:func:`~pooljudge.formats.columnar.string_hashes`), and
-    in ``labels_by_topic``, which holds each topic's labels sorted descending (the ideal ranking for
-    nDCG). ``hash_keys`` (sorted :func:`~pooljudge.formats.columnar.pair_keys` of the rows) and
-    ``hash_rows`` (the row of each; None when that is the key's position, as it is unless topic
-    codes are too large to lead the keys) find a (topic, doc) pair's row; ``hash_keys_unique``
-    is False when two pairs share a key (then the exact path of :func:`_labels_exact` is taken).
-    """
-
-    topics: pa.Array
-    topic_of_row: np.ndarray
-    docs: pa.Array
-    labels: np.ndarray
-    offsets: np.ndarray
-    labels_by_topic: np.ndarray
-    doc_hash: np.ndarray
-    hash_keys: np.ndarray
-    hash_rows: np.ndarray | None
-    hash_keys_unique: bool
-    _cache: dict = field(default_factory=dict, repr=False, compare=False)
-
-    @property
-    def n_topics(self) -> int:
-        return len(self.topics)
-
-    def count(self, mask: np.ndarray) -> np.ndarray:
-        """Per topic, how many qrels rows satisfy ``mask`` (a boolean array over rows)."""
-        return np.bincount(self.topic_of_row[mask], minlength=self.n_topics)
-
-    def num_rel(self, rel: int) -> np.ndarray:
-        """Per topic, the number of relevant documents (label >= rel), retrieved or not."""
-        return self.cached(("num_rel", rel), lambda: self.count(self.labels >= rel))
-
-    def cached(self, key: Hashable, compute: Callable[[], T]) -> T:
-        """``compute()``, computed once per ``key`` for these qrels: arrays derived from the
-        qrels alone, which a measure would otherwise rebuild for every ranking it is given (a
-        run read in blocks is measured in several batches)."""
-        if key not in self._cache:
-            self._cache[key] = compute()
-        return self._cache[key]
-
-
-def prepare_qrels(columns: QrelsColumns) -> Qrels:
-    """Sort topics in byte order, group the rows by topic, build the per-topic descending label
-    lists and the 64-bit key index."""
-    topic_rank = byte_order_codes(columns.topic)
-    topics = take(columns.topic.dictionary, sort_indices(columns.topic.dictionary))
-    doc_hash = columns.doc_hash if columns.doc_hash is not None else string_hashes(columns.doc)
-    rows = np.argsort(pair_keys(topic_rank, doc_hash), kind="stable")
-    if not bool((np.diff(topic_rank[rows]) >= 0).all()):  # codes too large to lead the keys
-        rows = np.lexsort((pair_keys(topic_rank, doc_hash), topic_rank))
-    topic_of_row, labels, doc_hash = topic_rank[rows], columns.label[rows], doc_hash[rows]
-    docs = decode(take(columns.doc, int_array(rows)))
-    counts = np.bincount(topic_of_row, minlength=len(topics))
-    return Qrels(
-        topics=topics, topic_of_row=topic_of_row, docs=docs, labels=labels,
-        offsets=np.concatenate(([0], np.cumsum(counts))),
-        labels_by_topic=labels[np.lexsort((-labels, topic_of_row))],
-        doc_hash=doc_hash, **_hash_index(topic_of_row, doc_hash),
-    )
-
-
-def _hash_index(topic_of_row: np.ndarray, doc_hash: np.ndarray) -> dict:
-    """``hash_keys``, ``hash_rows`` and ``hash_keys_unique`` of :class:`Qrels` (rows grouped by
-    topic already give sorted keys, unless the topic codes are too large to lead the keys)."""
-    keys = pair_keys(topic_of_row, doc_hash)
-    rows = None
-    if not bool((keys[1:] >= keys[:-1]).all()):
-        rows = np.argsort(keys, kind="stable")
-        keys = keys[rows]
-    return {"hash_keys": keys, "hash_rows": rows,
-            "hash_keys_unique": not bool((keys[1:] == keys[:-1]).any())}
+_LOW_32 = (1 << 32) - 1
 
 
 @dataclass(frozen=True)
@@ -193,6 +107,36 @@ class Ranking:
         """Per ranked document, whether it is within the top ``k`` of its topic."""
         return self._cached(("top", k), lambda: self.rank <= k)
 
+    def top_rows(self, k: int) -> np.ndarray:
+        """The positions of the ranked documents within the top ``k`` of their topic, in order
+        (``flatnonzero(top(k))``, built from the offsets without a pass over every document)."""
+        def compute() -> np.ndarray:
+            counts = np.minimum(self.returned, k)
+            begins = np.concatenate(([0], np.cumsum(counts)[:-1]))
+            return np.arange(int(counts.sum())) + np.repeat(self.offsets[:-1] - begins, counts)
+
+        return self._cached(("top_rows", k), compute)
+
+    def topic_of(self, rows: np.ndarray) -> np.ndarray:
+        """The topic index of the ranked documents at positions ``rows``."""
+        return np.searchsorted(self.offsets, rows, side="right") - 1
+
+    def rank_of(self, rows: np.ndarray, topics: np.ndarray | None = None) -> np.ndarray:
+        """The 1-based rank of the ranked documents at positions ``rows`` (whose topics are
+        ``topics``, when known)."""
+        return rows - self.offsets[self.topic_of(rows) if topics is None else topics] + 1
+
+    def hits(self, rel: int, k: int | None = None) -> np.ndarray:
+        """The positions, in order, of the relevant documents (label >= rel) ranked within the
+        top ``k`` of their topic (at any rank when ``k`` is None)."""
+        def compute() -> np.ndarray:
+            if k is None:
+                return np.flatnonzero(self.relevant(rel))
+            rows = self.top_rows(k)
+            return rows[self.labels[rows] >= rel]
+
+        return self._cached(("hits", rel, k), compute)
+
     def _cached(self, key, compute):
         if key not in self._cache:
             self._cache[key] = compute()
@@ -233,7 +177,7 @@ def label(qrels: Qrels, run: RunColumns, *, prels: Prels | None = None) -> Label
     of_entry = numpy_of(of_entry, fill=-1).astype(np.int64)
     topic = of_entry[numpy_of(run.topic.indices)]
     topics = np.sort(of_entry[of_entry >= 0])
-    labels = _labels(qrels, run, topic, topics)
+    labels = lookup_labels(qrels, run, topic, topics)
     rows_in_prels = None if prels is None else _prels_rows(prels, run, topic, topics)
     docs, scores = run.doc, run.score
     kept = topic >= 0
@@ -248,11 +192,12 @@ def label(qrels: Qrels, run: RunColumns, *, prels: Prels | None = None) -> Label
 
 def _prels_rows(prels: Prels, run: RunColumns, topic: np.ndarray, topics: np.ndarray
                 ) -> np.ndarray:
-    """Per run row, its prels row or -1 (``topic``/``topics`` as in :func:`_labels`): the
+    """Per run row, its prels row or -1 (``topic``/``topics`` as in
+    :func:`~metrics.qrels_lookup.lookup_labels`): the
     qrels lookup, in the prels' key index whose labels are row numbers."""
     in_index = np.where(topic >= 0, prels.index_topic[np.maximum(topic, 0)], -1)
     present = np.sort(prels.index_topic[topics][prels.index_topic[topics] >= 0])
-    found = _labels(prels.index, run, in_index, present)
+    found = lookup_labels(prels.index, run, in_index, present)
     return np.where(found == UNJUDGED, -1, found)
 
 
@@ -265,8 +210,7 @@ def rank(qrels: Qrels, run: Labelled, *, judged_only: bool = False,
     as long as no other block holds rows of them (and each measure computes a topic's value
     from that topic's ranking and judgments alone).
     """
-    precision = "double" if compat == "10" else "single"
-    order = rank_rows(run.topic, run.scores, run.docs, run.labels, precision=precision)
+    order = _ranking_order(run, "double" if compat == "10" else "single")
     topic, labels = run.topic[order], run.labels[order]
     rows = None if run.prels_row is None else run.prels_row[order]
     if judged_only:
@@ -278,6 +222,29 @@ def rank(qrels: Qrels, run: Labelled, *, judged_only: bool = False,
     return Ranking(qrels=qrels, offsets=offsets, labels=labels,
                    run_only_topics=run.run_only_topics, compat=compat,
                    prels=prels if rows is not None else None, prels_row=rows)
+
+
+def _ranking_order(run: Labelled, precision: Precision) -> np.ndarray:
+    """:func:`~pooljudge.formats.ranking.rank_rows` of the labelled rows, sorting each topic's
+    rows alone (:func:`~pooljudge.formats.columnar.segment_order`, by single-precision score),
+    then ranking only the tie groups whose labels differ with ``rank_rows`` itself."""
+    keys = score_keys(run.topic, run.scores)
+    order = segment_order(run.topic, (keys & _LOW_32).astype(np.uint32))
+    ranked = keys[order]
+    same = ranked[1:] == ranked[:-1]  # ranked row i + 1 ties with row i
+    labels = run.labels[order]
+    differ = np.flatnonzero(same & (labels[1:] != labels[:-1]))
+    if len(differ) == 0:
+        return order
+    group = np.cumsum(np.concatenate(([True], ~same)))  # tie group of each ranked row
+    resolve = np.zeros(int(group[-1]) + 1, dtype=bool)
+    resolve[group[differ]] = True
+    rows = np.flatnonzero(resolve[group])
+    tied = order[rows]
+    within = rank_rows(group[rows], run.scores[tied], take(run.docs, int_array(tied)),
+                       precision=precision)
+    order[rows] = tied[within]
+    return order
 
 
 def merge(rankings: Sequence[Ranking]) -> Ranking:
@@ -299,73 +266,3 @@ def merge(rankings: Sequence[Ranking]) -> Ranking:
     return Ranking(qrels=first.qrels, offsets=offsets, labels=labels,
                    run_only_topics=sum(r.run_only_topics for r in rankings), compat=first.compat,
                    prels=first.prels, prels_row=rows)
-
-
-def _labels(qrels: Qrels, run: RunColumns, topic: np.ndarray, topics: np.ndarray
-            ) -> np.ndarray:
-    """Per run row, its qrels label or UNJUDGED (``topic``: qrels topic index, -1 for none;
-    ``topics``: those present, sorted).
-
-    Pairs are matched through 64-bit keys (:func:`_matches`, no string hashing) and every match
-    is confirmed on the topic index and the doc string; after a key collision the exact path
-    (:func:`_labels_exact`) decides instead.
-    """
-    labels = np.full(len(topic), UNJUDGED, dtype=np.int64)
-    if len(qrels.hash_keys) == 0:
-        return labels
-    if not qrels.hash_keys_unique:
-        return _labels_exact(qrels, run, topic)
-    hashes = run.doc_hash if run.doc_hash is not None else string_hashes(run.doc)
-    found, rows = _matches(qrels, pair_keys(topic, hashes), topics)
-    confirmed = (np.array_equal(topic[found], qrels.topic_of_row[rows])
-                 and all_same_strings(take(run.doc, int_array(found)),
-                                      take(qrels.docs, int_array(rows))))
-    if not confirmed:
-        return _labels_exact(qrels, run, topic)
-    labels[found] = qrels.labels[rows]
-    return labels
-
-
-def _matches(qrels: Qrels, keys: np.ndarray, topics: np.ndarray
-             ) -> tuple[np.ndarray, np.ndarray]:
-    """The positions of the ``keys`` found among the qrels' keys, and the qrels row of each.
-
-    A sorted search; or, for a few of the qrels' topics (a block of a run), a hash lookup among
-    the keys of those topics only, a third cheaper.
-    """
-    if qrels.hash_rows is None and 4 * len(topics) < qrels.n_topics:
-        counts = np.diff(qrels.offsets)[topics]
-        starts = np.concatenate(([0], np.cumsum(counts)))
-        rows = np.arange(starts[-1]) + np.repeat(qrels.offsets[topics] - starts[:-1], counts)
-        position = numpy_of(index_in(int_array(keys), int_array(qrels.hash_keys[rows])), fill=-1)
-        found = np.flatnonzero(position >= 0)
-        return found, rows[position[found]]
-    position = np.minimum(np.searchsorted(qrels.hash_keys, keys), len(qrels.hash_keys) - 1)
-    found = np.flatnonzero(qrels.hash_keys[position] == keys)
-    position = position[found]
-    return found, position if qrels.hash_rows is None else qrels.hash_rows[position]
-
-
-def _labels_exact(qrels: Qrels, run: RunColumns, topic: np.ndarray) -> np.ndarray:
-    """:func:`_labels` by coding every doc id as its position among the qrels' distinct doc ids
-    and matching exact ``topic * distinct + doc code`` keys (only taken after a key collision)."""
-    known = unique(qrels.docs)
-    width = max(len(known), 1)
-    if isinstance(run.doc, pa.DictionaryArray):
-        of_entry = numpy_of(index_in(run.doc.dictionary, known), fill=-1)
-        codes = of_entry.astype(np.int64)[numpy_of(run.doc.indices)]
-    else:
-        codes = numpy_of(index_in(run.doc, known), fill=-1).astype(np.int64)
-    labels = np.full(len(codes), UNJUDGED, dtype=np.int64)
-    matched = np.flatnonzero((codes >= 0) & (topic >= 0))
-    if len(matched) == 0:
-        return labels
-    qrels_codes = numpy_of(index_in(qrels.docs, known)).astype(np.int64)
-    qrels_keys = qrels.topic_of_row * width + qrels_codes
-    by_key = np.argsort(qrels_keys)
-    sorted_keys = qrels_keys[by_key]
-    run_keys = topic[matched] * width + codes[matched]
-    position = np.minimum(np.searchsorted(sorted_keys, run_keys), len(sorted_keys) - 1)
-    found = sorted_keys[position] == run_keys
-    labels[matched[found]] = qrels.labels[by_key[position[found]]]
-    return labels

@@ -31,27 +31,39 @@ def safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
     return out
 
 
-def _within(r: Ranking, m: Measure) -> np.ndarray:
-    """Relevant documents within the cutoff (all ranks when the measure has none)."""
-    relevant = r.relevant(m["rel"])
-    return relevant if m.cutoff is None else relevant & r.top(int(m.cutoff))
+def _hits(r: Ranking, m: Measure) -> np.ndarray:
+    """Positions of the relevant documents within the cutoff (at any rank when the measure has
+    none), in ranking order."""
+    return r.hits(m["rel"], None if m.cutoff is None else int(m.cutoff))
+
+
+def _relevant_count(r: Ranking, m: Measure) -> np.ndarray:
+    """Per topic, the relevant documents within the cutoff (float64)."""
+    return np.bincount(r.topic_of(_hits(r, m)), minlength=r.n_topics).astype(np.float64)
 
 
 def precision(r: Ranking, m: Measure) -> np.ndarray:
     """P@k = (sum_{i<=k} rel_i) / k; k is the divisor even when fewer than k were returned."""
-    return r.per_topic(1.0, _within(r, m)) / m.cutoff
+    return _relevant_count(r, m) / m.cutoff
 
 
 def recall(r: Ranking, m: Measure) -> np.ndarray:
     """R@k = (sum_{i<=k} rel_i) / R; 0 when R = 0."""
-    return safe_divide(r.per_topic(1.0, _within(r, m)), r.qrels.num_rel(m["rel"]))
+    return safe_divide(_relevant_count(r, m), r.qrels.num_rel(m["rel"]))
 
 
 def average_precision(r: Ranking, m: Measure) -> np.ndarray:
-    """AP = sum_i rel_i * P@i / R over ranks i (<= k for AP@k); R counts unretrieved ones too."""
-    mask = _within(r, m)
-    precision_at = r.relevant_so_far(m["rel"]) / r.rank
-    return safe_divide(r.per_topic(precision_at, mask), r.qrels.num_rel(m["rel"]))
+    """AP = sum_i rel_i * P@i / R over ranks i (<= k for AP@k); R counts unretrieved ones too.
+
+    Summed over the relevant documents alone, in ranking order: the j-th relevant document of
+    its topic (j relevant at its rank or above) adds j / rank."""
+    hits = _hits(r, m)
+    topics = r.topic_of(hits)
+    first = np.concatenate(([True], topics[1:] != topics[:-1]))[: len(topics)]
+    position = np.arange(len(hits))
+    so_far = position - np.maximum.accumulate(np.where(first, position, 0)) + 1
+    terms = np.bincount(topics, weights=so_far / r.rank_of(hits, topics), minlength=r.n_topics)
+    return safe_divide(terms, r.qrels.num_rel(m["rel"]))
 
 
 def geometric_ap(r: Ranking, m: Measure) -> np.ndarray:
@@ -61,17 +73,17 @@ def geometric_ap(r: Ranking, m: Measure) -> np.ndarray:
 
 def reciprocal_rank(r: Ranking, m: Measure) -> np.ndarray:
     """RR = 1 / (rank of the first relevant document), within k for RR@k; 0 when none."""
-    hits = np.flatnonzero(_within(r, m))
-    topics = r.topic[hits]
+    hits = _hits(r, m)
+    topics = r.topic_of(hits)
     first = np.concatenate(([True], topics[1:] != topics[:-1]))[: len(topics)]
     out = np.zeros(r.n_topics)
-    out[topics[first]] = 1.0 / r.rank[hits[first]]
+    out[topics[first]] = 1.0 / r.rank_of(hits[first], topics[first])
     return out
 
 
 def success(r: Ranking, m: Measure) -> np.ndarray:
     """Success@k = 1 when a relevant document is in the top k, else 0."""
-    return (r.per_topic(1.0, _within(r, m)) > 0).astype(np.float64)
+    return (_relevant_count(r, m) > 0).astype(np.float64)
 
 
 def r_precision(r: Ranking, m: Measure) -> np.ndarray:
@@ -114,7 +126,7 @@ def relative_precision(r: Ranking, m: Measure) -> np.ndarray:
     """RelP@k = (sum_{i<=k} rel_i) / min(k, R): precision up to k = R, recall beyond; 0 when
     R = 0 (trec_eval's relative_P_k)."""
     num_rel = r.qrels.num_rel(m["rel"])
-    return safe_divide(r.per_topic(1.0, _within(r, m)), np.minimum(num_rel, int(m.cutoff)))
+    return safe_divide(_relevant_count(r, m), np.minimum(num_rel, int(m.cutoff)))
 
 
 def r_precision_mult(r: Ranking, m: Measure) -> np.ndarray:
@@ -137,8 +149,13 @@ def ndcg(r: Ranking, m: Measure) -> np.ndarray:
     the topic descending (cut at k). 0 when the ideal DCG is 0.
     """
     gains = m["gains"]
-    mask = None if m.cutoff is None else r.top(int(m.cutoff))
-    dcg = r.per_topic(gain_of(r.labels, gains) / np.log2(r.rank + 1.0), mask)
+    if m.cutoff is None:
+        dcg = r.per_topic(gain_of(r.labels, gains) / np.log2(r.rank + 1.0))
+    else:  # the top k of each topic alone
+        rows = r.top_rows(int(m.cutoff))
+        topics = r.topic_of(rows)
+        discounted = gain_of(r.labels[rows], gains) / np.log2(r.rank_of(rows, topics) + 1.0)
+        dcg = np.bincount(topics, weights=discounted, minlength=r.n_topics)
     best = ideal(r.qrels, gains)
     if m.cutoff is None:
         return safe_divide(dcg, best.full_dcg())

@@ -31,7 +31,6 @@ per qrels topic; ``Spec.summary`` says how the topic values combine (mean, sum o
 
 from __future__ import annotations
 
-import difflib
 import math
 import re
 from collections.abc import Callable, Mapping
@@ -295,6 +294,8 @@ def _unknown(text: str) -> str:
         base = parse_name(text).name
     except NameSyntaxError as exc:
         base = exc.name or text
+    import difflib  # only for a misspelt name
+
     near = difflib.get_close_matches(base, candidates, n=5, cutoff=0.5)
     hint = f"; did you mean {', '.join(near)}?" if near else ""
     return f"unknown measure {text!r}{hint} (known: {', '.join(names())})"

@@ -1,5 +1,7 @@
 """The evaluation report: per-run means with unjudged rates, condensed (judged-only) variants,
 RBP intervals, the pool-bias table, precision–recall curves, per-topic scores and warnings.
+The means table also counts what each run returned (NumRet, short@k: :mod:`metrics.returned`);
+with a unit map, :func:`with_levels` adds chunk- and document-level means side by side.
 
 :func:`collect` computes everything from qrels and runs into a :class:`ReportData`;
 :func:`sections` turns it into small DataFrames and matplotlib figures (the app's evaluation page
@@ -8,6 +10,7 @@ renders the same views); :func:`render_report` makes one self-contained HTML pag
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -21,6 +24,8 @@ from metrics.evaluate import DEFAULT_MEASURES, RunResult, load_qrels, parse_all,
 from metrics.registry import make, parse
 from metrics.report_html import Section, render_page
 from metrics.residual import unreached
+from metrics.returned import count_names, cutoffs, num_ret, with_counts
+from metrics.units import LEVEL_NAMES
 from pooling.pool import topic_order
 from pooljudge.formats.trec import RunColumns, run_columns
 
@@ -30,6 +35,7 @@ __all__ = [
     "ReportData",
     "bias_view",
     "collect",
+    "levels_table",
     "literal_label",
     "means_table",
     "per_topic_table",
@@ -40,6 +46,7 @@ __all__ = [
     "report_warnings",
     "sections",
     "summarise",
+    "with_levels",
 ]
 
 RECALL_LEVELS = tuple(round(0.1 * i, 1) for i in range(11))
@@ -57,6 +64,8 @@ class ReportData:
     ``per_topic`` holds the headline measures, the unjudged rate, RBP and its residual and the
     interpolated precisions (names in ``iprec``); ``condensed`` the headline measures on
     judged-only rankings; ``bias`` the leave-one-run-out table (or None when not computed).
+    ``counts`` names the count rows of ``per_topic`` (NumRet, short@k); ``levels`` is the
+    side-by-side table of :func:`levels_table` (None without a unit map).
     """
 
     title: str
@@ -70,6 +79,8 @@ class ReportData:
     bias: pd.DataFrame | None = None
     meta: tuple[str, ...] = ()
     warnings: tuple[str, ...] = field(default_factory=tuple)
+    counts: tuple[str, ...] = ()
+    levels: pd.DataFrame | None = None
 
 
 def summarise(tidy: pd.DataFrame) -> pd.DataFrame:
@@ -110,7 +121,9 @@ def collect(
     encoded = {name: run_columns(run, name=name) if isinstance(run, pd.DataFrame) else run
                for name, run in runs.items()}
     prepared = load_qrels(qrels)
-    full = [score(prepared, n, r, [*headline, *extra], compat=compat)
+    counted = num_ret([*headline, *extra])[len(headline) + len(extra):]
+    full = [with_counts(score(prepared, n, r, [*headline, *extra, *counted], compat=compat),
+                        cutoffs(headline))
             for n, r in encoded.items()]
     condensed = [score(prepared, n, r, headline, judged_only=True, compat=compat)
                  for n, r in encoded.items()]
@@ -125,6 +138,7 @@ def collect(
         meta=(*meta, f"{prepared.n_topics} topics, {len(encoded)} runs"
                      + (f", pool depth {pool_depth}" if pool_depth else "")),
         warnings=tuple(report_warnings(full, per_topic, bias, JUDGED)),
+        counts=tuple(count_names(headline)),
     )
 
 
@@ -162,15 +176,41 @@ def report_warnings(results: Sequence[RunResult], per_topic: pd.DataFrame,
 
 
 def means_table(data: ReportData) -> pd.DataFrame:
-    """Per run: the headline means, the unjudged share of the top 10, the condensed means."""
+    """Per run: the headline means, the counts (NumRet, short@k, as integers), the unjudged
+    share of the top 10, the condensed means."""
     full = summarise(data.per_topic)
     table = full[list(data.measures)].copy()
-    table[f"unjudged share of top 10 (1 − {data.judged})"] = 1.0 - full[data.judged]
+    for count in data.counts:
+        table[count] = full[count].round().astype("int64")
+    table[_unjudged(data)] = 1.0 - full[data.judged]
     condensed = summarise(data.condensed)
     for measure in data.measures:
         table[f"{measure} condensed"] = condensed[measure].reindex(table.index)
     table.index.name = "run"
     return table
+
+
+def levels_table(by_level: Mapping[str, ReportData]) -> pd.DataFrame:
+    """Per run, each headline mean, count and unjudged share at every level, side by side:
+    columns ``P@10 chunk``, ``P@10 document``, ..., ``NumRet chunk``, ``NumRet document``...
+    Every level's data must cover the same runs and measures."""
+    tables = {level: means_table(data) for level, data in by_level.items()}
+    first = next(iter(by_level.values()))
+    columns = [*first.measures, *first.counts, _unjudged(first)]
+    view = pd.DataFrame(index=next(iter(tables.values())).index)
+    for column in columns:
+        for level, table in tables.items():
+            view[f"{column} {LEVEL_NAMES.get(level, level)}"] = table[column].reindex(view.index)
+    return view
+
+
+def with_levels(data: ReportData, by_level: Mapping[str, ReportData]) -> ReportData:
+    """``data`` (one level's report) with the side-by-side table of every level."""
+    return dataclasses.replace(data, levels=levels_table(by_level))
+
+
+def _unjudged(data: ReportData) -> str:
+    return f"unjudged share of top 10 (1 − {data.judged})"
 
 
 def rbp_table(data: ReportData) -> pd.DataFrame:
@@ -271,6 +311,8 @@ def sections(data: ReportData) -> list[Section]:
     parts = [
         Section("means", "Means per run", _MEANS_NOTE.format(judged=data.judged),
                 tables={"": means_table(data)}),
+        *([Section("levels", "Chunk and document levels", _LEVELS_NOTE,
+                   tables={"": data.levels})] if data.levels is not None else []),
         Section("rbp", f"RBP intervals (p={parse(data.rbp)['p']})", _RBP_NOTE,
                 tables={"": intervals},
                 figures={"RBP intervals per run": rbp_figure(intervals)}),
@@ -296,7 +338,16 @@ _MEANS_NOTE = (
     "Means over every topic in the qrels. The unjudged share is 1 − {judged}: the share of the "
     "top 10 returned documents that has no judgment for the topic. 'condensed' columns score "
     "the rankings with unjudged documents removed first (trec_eval -J): a large gap between a "
-    "measure and its condensed variant means the number rests on unjudged documents."
+    "measure and its condensed variant means the number rests on unjudged documents. NumRet: "
+    "documents returned, summed over topics; short@k: topics where the run returned fewer than "
+    "k (a topic missing from the run counts), the ranks that earn nothing under a fixed k."
+)
+_LEVELS_NOTE = (
+    "The same runs and qrels at both evaluation units of the unit map. At document level a "
+    "chunk run ranks each document at its best chunk (its later chunks dropped) and chunk "
+    "qrels give a document the highest label of its judged chunks; at chunk level document "
+    "qrels give every chunk its document's label (an assumption). The other sections are at "
+    "the level named above."
 )
 _RBP_NOTE = (
     "Rank-biased precision with binary gains. The residual is the weight of the ranks whose "

@@ -29,6 +29,7 @@ import pyarrow.compute as pc
 
 from pooljudge.errors import InputError
 from pooljudge.formats.columnar import int_array, numpy_of
+from pooljudge.formats.pyterrier import recognise_columns
 from pooljudge.formats.ranking import byte_order_codes, rank_positions, score_keys
 from pooljudge.formats.trec import RunColumns, run_columns
 
@@ -87,9 +88,10 @@ def build_pool(
 
     ``runs`` maps run names to runs, or yields (name, run) pairs (consumed lazily, one run at a
     time); a run is :class:`~pooljudge.formats.trec.RunColumns` or a frame with ``topic, doc,
-    score``. ``exclude`` (a qrels-like frame with ``topic, doc``) removes pairs already judged,
-    whatever their label. Raises InputError for ``depth < 1``, no runs, a run name given twice,
-    or a frame with a bad score or a repeated document. A pool may be empty.
+    score`` (or PyTerrier's ``qid, docno, score``). ``exclude`` (a qrels-like frame with
+    ``topic, doc``, or ``qid, docno``) removes pairs already judged, whatever their label.
+    Raises InputError for ``depth < 1``, no runs, a run name given twice, or a frame with a bad
+    score or a repeated document. A pool may be empty.
     """
     if depth < 1:
         raise InputError(f"depth must be at least 1, got {depth}")
@@ -103,6 +105,8 @@ def build_pool(
     if not tops:
         raise InputError("no runs to pool")
     names = tuple(sorted(tops))
+    if exclude is not None:  # PyTerrier's qid, docno and ir_measures' names too
+        exclude = recognise_columns(exclude, ("topic", "doc"), name="exclude")
     return _assemble([tops[n] for n in names], names, depth, exclude)
 
 

@@ -18,7 +18,7 @@ from sqlmodel import Session
 
 from annotate.records import PairView
 from annotate.store.annotators import add_label_source
-from annotate.store.common import VIEW_COLUMNS, campaign_row, run, utcnow
+from annotate.store.common import VIEW_COLUMNS, campaign_row, pair_view_of, run, utcnow
 from annotate.store.judgments import DuplicateWrite, record_judgment
 from annotate.store.models import (
     Annotator,
@@ -110,7 +110,7 @@ def pair_views(session: Session, *, pair_ids: list[int]) -> list[PairView]:
     found: dict[int, PairView] = {}
     for start in range(0, len(pair_ids), _VIEW_BATCH):
         for row in run(session, _VIEWS, ids=pair_ids[start:start + _VIEW_BATCH]):
-            found[row[0]] = PairView(row[0], *row[1:], None)
+            found[row[0]] = pair_view_of(row[0], None, row[1:])
     return [found[i] for i in pair_ids if i in found]
 
 

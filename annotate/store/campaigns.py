@@ -30,6 +30,7 @@ from annotate.store.samples import split_sample, unsampled_rows
 from pooling.orders import adaptive_spec, canonical_order
 from pooljudge.errors import InputError
 from pooljudge.formats.collection import check_pool_members
+from pooljudge.formats.passages import pooled_passages
 
 __all__ = ["campaign_keymap", "campaign_summary", "create_campaign", "get_campaign",
            "list_campaigns"]
@@ -46,7 +47,7 @@ def create_campaign(
     topics: pd.DataFrame, documents: pd.DataFrame, pool: pd.DataFrame,
     run_ranks: pd.DataFrame | None = None, seed: int = 0, keymap: KeyMap | None = None,
     cannot_judge: bool = False, rationale_labels: Sequence[int] = (),
-    highlight_narrative: bool = False,
+    highlight_narrative: bool = False, units: pd.DataFrame | None = None,
 ) -> CampaignInfo:
     """Create campaign ``name`` with the pool's pairs and the topics and documents they name.
 
@@ -65,6 +66,13 @@ def create_campaign(
     stratum and inclusion probability; its other pairs are kept apart, never queued, and their
     documents need not be given. ``order``, run ranks and the checks then apply to the sampled
     pairs alone.
+
+    With ``units`` (a unit map frame, ``chunk doc start end``, see
+    :func:`pooljudge.formats.units.read_units`) the pool's ids are passages (chunks): each is
+    stored as a document row whose text is its slice of its document, which is stored once
+    beside them (see :func:`_insert_passages`); InputError for a pooled chunk the map lacks, a
+    map without offsets, a passage beyond its document's text (see
+    :func:`pooljudge.formats.passages.pooled_passages`).
 
     Topics and documents the pool does not name are not stored. Raises InputError (and stores
     nothing, the caller's transaction being rolled back) for an existing name, a bad setting, or
@@ -94,7 +102,9 @@ def create_campaign(
     if pool.empty:
         raise InputError("the pool has no pairs")
     pool, unsampled = split_sample(pool)
-    check_pool_members(pool, topics, documents)
+    passages = None if units is None else pooled_passages(pool["doc"], units, documents)
+    check_pool_members(pool, topics, documents if passages is None
+                       else pd.DataFrame({"id": passages["chunk"]}))
     ranks = None if run_ranks is None else select_run_ranks(pool, run_ranks, complete=adaptive)
     positions = (initial_positions(pool, ranks, order=order, seed=seed) if adaptive
                  else queue_positions(pool, order))
@@ -108,7 +118,8 @@ def create_campaign(
     session.add(row)
     session.flush()
     topic_ids = _insert_topics(session, row, topics, pool, positions)
-    doc_ids = _insert_documents(session, row.id, documents, pool)
+    doc_ids = (_insert_documents(session, row.id, documents, pool) if passages is None
+               else _insert_passages(session, row.id, documents, passages))
     frame = pd.DataFrame({
         "campaign_id": row.id,
         "topic_id": pool["topic"].astype(str).map(topic_ids).to_numpy(np.int64),
@@ -166,7 +177,8 @@ def campaign_summary(session: Session, *, campaign: str) -> dict[str, object]:
                                                        else_=Pair.judged)), 0))
         .where(Pair.campaign_id == row.id)
     ).one()
-    documents = _count(session, sa.select(sa.func.count()).where(Document.campaign_id == row.id))
+    documents = _count(session, sa.select(sa.func.count(sa.distinct(Pair.document_id)))
+                       .where(Pair.campaign_id == row.id))  # judged units, not passages' parents
     annotators = _count(session, sa.select(sa.func.count()).where(
         Annotator.campaign_id == row.id, Annotator.active))
     rows = _count(session, sa.select(sa.func.count()).select_from(Judgment)
@@ -224,6 +236,36 @@ def _insert_documents(session: Session, campaign_id: int, documents: pd.DataFram
                           "title": wanted["title"].fillna("").astype(str),
                           "text": wanted["text"].fillna("").astype(str)})
     _bulk_insert(session, Document, frame)
+    return _keys(session, Document, campaign_id)
+
+
+def _insert_passages(session: Session, campaign_id: int, documents: pd.DataFrame,
+                     passages: pd.DataFrame) -> dict[str, int]:
+    """Store the passages' documents once, then each passage (``passages``: chunk, doc, start,
+    end, checked) as a document row keyed by its chunk id, with its own text (the slice, so
+    whoever reads a pair's text, such as an automatic judge, reads the passage judged), its
+    document's title, its parent row and its offsets.
+
+    Why not the whole document per passage: a document with many pooled passages would be
+    stored once per passage (a web page of 50 kB with 20 passages pooled: 1 MB instead of
+    ~100 kB); here a document costs its text once plus its passages' own characters.
+    """
+    wanted = documents.assign(id=documents["id"].astype(str)).drop_duplicates("id")
+    wanted = wanted[wanted["id"].isin(set(passages["doc"]))]
+    texts = wanted.set_index("id")["text"].fillna("").astype(str)
+    titles = wanted.set_index("id")["title"].fillna("").astype(str)
+    _bulk_insert(session, Document, pd.DataFrame({
+        "campaign_id": campaign_id, "key": wanted["id"], "title": titles.to_numpy(),
+        "text": texts.to_numpy()}))
+    parents = _keys(session, Document, campaign_id)
+    starts, ends = passages["start"].to_numpy(np.int64), passages["end"].to_numpy(np.int64)
+    _bulk_insert(session, Document, pd.DataFrame({
+        "campaign_id": campaign_id, "key": passages["chunk"].to_numpy(),
+        "title": passages["doc"].map(titles).to_numpy(),
+        "text": [text[s:e] for text, s, e in zip(passages["doc"].map(texts), starts, ends,
+                                                 strict=True)],
+        "parent": passages["doc"].map(parents).to_numpy(np.int64),
+        "passage_start": starts, "passage_end": ends}))
     return _keys(session, Document, campaign_id)
 
 

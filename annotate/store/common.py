@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import sqlalchemy as sa
 from sqlmodel import Session
 
-from annotate.records import CampaignInfo, JudgmentRecord, LabelScale, PairView
+from annotate.records import CampaignInfo, JudgmentRecord, LabelScale, PairView, PassageContext
 from annotate.store.models import Annotator, Campaign, Claim, Document, Judgment, Pair, Topic
 from pooljudge.errors import InputError
 
@@ -151,9 +151,22 @@ def run(session: Session, statement, **params) -> sa.CursorResult:
 
 
 _T, _D, _P = Topic.__table__, Document.__table__, Pair.__table__
+_PARENT = _D.alias("parent_document")
+
+
+def _of_parent(column: sa.Column) -> sa.ScalarSelect:
+    """``column`` of the document's parent (NULL for a whole document), correlated with the
+    enclosing query's ``document``: selects that join the document need no change."""
+    return (sa.select(_PARENT.c[column.name]).where(_PARENT.c.id == _D.c.parent)
+            .scalar_subquery().label(f"parent_{column.name}"))
+
+
 VIEW_COLUMNS = (_T.c.key, _T.c.title, _T.c.description, _T.c.narrative, _D.c.key, _D.c.title,
-                _D.c.text)
-"""The columns of a PairView after its pair id, in order (topic, then document)."""
+                _D.c.text, _of_parent(_D.c.key), _of_parent(_D.c.title), _of_parent(_D.c.text),
+                _D.c.passage_start, _D.c.passage_end)
+"""The columns of a PairView after its pair id, in order (topic, then document, then the
+passage's document and offsets, NULL for a whole document)."""
+_TEXTS = 7  # the topic's and the document's texts, the PairView's fields before ``position``
 _VIEW = (
     sa.select(*VIEW_COLUMNS)
     .select_from(_P.join(_T, _T.c.id == _P.c.topic_id).join(_D, _D.c.id == _P.c.document_id))
@@ -170,5 +183,9 @@ def load_pair_view(session: Session, pair_id: int, position: int | None) -> Pair
 
 
 def pair_view_of(pair_id: int, position: int | None, texts) -> PairView:
-    """A PairView from the :data:`VIEW_COLUMNS` values ``texts``."""
-    return PairView(pair_id, *texts[:len(VIEW_COLUMNS)], position)
+    """A PairView from the :data:`VIEW_COLUMNS` values ``texts`` (with its passage's context
+    when the document is a passage)."""
+    parent_key, parent_title, parent_text, start, end = texts[_TEXTS:len(VIEW_COLUMNS)]
+    passage = (None if parent_key is None
+               else PassageContext(parent_key, parent_title, parent_text, int(start), int(end)))
+    return PairView(pair_id, *texts[:_TEXTS], position, passage)

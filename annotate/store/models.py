@@ -3,43 +3,9 @@
 The schema is owned by the Alembic migrations in ``annotate/store/migrations``; these classes must
 describe the schema at ``head`` (a test compares them with a migrated database).
 
-Queue counters (revision 0002): ``pair.open_slots`` is the overlap K minus the participants who
-judged the pair minus the live claims on it, never below 0; ``pair.judged`` counts the distinct
-participants who judged it. ``topic.open_slots`` is K minus the annotators holding the topic
-(assignment by topic). The claim query reads only these counters and partial indexes
-``WHERE open_slots > 0``, so it never aggregates judgments.
-
-Adaptive orders (revision 0003): ``pool_entry`` keeps each pair's rank in every run that
-retrieved it; ``campaign.order_seed`` seeds the policy and ``campaign.queue_mark`` is the highest
-judgment id the queue positions reflect (see :mod:`annotate.store.adaptive_queue`).
-
-Progress counters (revision 0004): ``annotator_topic.judged`` counts the distinct pairs of a
-topic each annotator judged, so progress never aggregates judgments (see
-:mod:`annotate.store.progress_counters`).
-
-Automatic judges (revision 0005): ``auto_judgment`` holds the provenance of each label an LLM
-judge wrote (one row per judgment row, same transaction); ``auto_failure`` the pairs whose last
-attempt gave no label, one row per (pair, judge), deleted when a later run labels the pair (see
-:mod:`annotate.store.autojudge`).
-
-Keyboard (revision 0006): ``campaign.keymap`` is the campaign's key map as JSON (every action's
-keys, see :mod:`annotate.keymap`), or NULL for the defaults.
-
-Judging aids (revision 0007): ``judgment.status`` is ``label``, ``withdrawn`` (an undo) or
-``cannot_judge``; each is a version of the same (pair, annotator, kind) sequence and the latest
-version decides. ``judgment.label`` is NULL exactly when the status is not ``label``;
-``judgment.rationale`` is a can't-judge answer's required reason or a label's rationale.
-``campaign.cannot_judge``, ``campaign.rationale_labels`` (JSON list of labels that need a
-rationale) and ``campaign.highlight_narrative`` are campaign settings; ``topic_term`` and
-``annotator_term`` hold highlight terms; ``guidelines_ack`` who acknowledged which guidelines.
-``campaign.suggest_from`` names the automatic judge shown to people as a suggestion (NULL: off);
-``judgment.suggested`` is the label suggested when the person judged (NULL: none shown).
-
-Sampled pools (revision 0008): ``pair.stratum`` and ``pair.inclusion`` (the pair's first-order
-inclusion probability π) are set for every pair of a campaign made from a sampled pool and NULL
-otherwise; only the sampled pairs are ``pair`` rows (so the queue, claims, counters and their
-indexes never meet an unsampled pair). ``unsampled_pair`` keeps the pooled pairs the design did
-not draw, by their ids as text (see :mod:`annotate.store.samples`).
+What each revision added, and the invariants of its columns (queue and progress counters,
+pool entries, automatic judges, key maps, judging aids, sampled pools), is written in
+:mod:`annotate.store.migrations`.
 """
 
 from __future__ import annotations
@@ -69,6 +35,7 @@ from annotate.records import (
 )
 
 __all__ = [
+    "PASSAGE_CHECK",
     "Annotator",
     "AnnotatorTerm",
     "AnnotatorTopic",
@@ -93,6 +60,10 @@ _OPEN = text("open_slots > 0")
 _ANSWERED = text("status = 'cannot_judge'")
 _STRATUM = "stratum >= 1"
 _INCLUSION = "inclusion > 0 AND inclusion <= 1"
+# A document row is a whole document (no parent, no offsets) or a passage of its parent.
+PASSAGE_CHECK = ("(parent IS NULL AND passage_start IS NULL AND passage_end IS NULL) OR "
+                 "(parent IS NOT NULL AND passage_start IS NOT NULL AND passage_end IS NOT NULL "
+                 "AND passage_start >= 0 AND passage_end >= passage_start)")
 _PACE = text("kind = 'judgment' AND version = 1 AND status = 'label' AND source = 'human'")
 
 
@@ -157,16 +128,25 @@ class Topic(SQLModel, table=True):
 
 
 class Document(SQLModel, table=True):
-    """A document of one campaign; ``key`` is its id in the files."""
+    """A document of one campaign; ``key`` is its id in the files.
+
+    A passage (revision 0009) is a document row whose ``text`` is ``text[passage_start:
+    passage_end]`` of the row ``parent`` (its whole document, stored once per campaign):
+    ``parent`` and the offsets are all NULL or all set, with ``0 <= start <= end``.
+    """
 
     __tablename__ = "document"
-    __table_args__ = (UniqueConstraint("campaign_id", "key", name="uq_document_campaign_key"),)
+    __table_args__ = (UniqueConstraint("campaign_id", "key", name="uq_document_campaign_key"),
+                      CheckConstraint(PASSAGE_CHECK, name="ck_document_passage"))
 
     id: int | None = Field(default=None, primary_key=True)
     campaign_id: int = Field(foreign_key="campaign.id")
     key: str
     title: str = Field(sa_column=Column(Text, nullable=False))
     text: str = Field(sa_column=Column(Text, nullable=False))
+    parent: int | None = Field(default=None, foreign_key="document.id")
+    passage_start: int | None = None
+    passage_end: int | None = None
 
 
 class Pair(SQLModel, table=True):

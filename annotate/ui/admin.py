@@ -16,6 +16,7 @@ import streamlit as st
 from sqlalchemy import Engine
 
 from annotate import store
+from annotate.campaigns import sampled_export
 from annotate.consensus import Policy, consensus_qrels
 from annotate.consensus_policies import PLAIN_POLICIES
 from annotate.records import AnnotatorInfo, CampaignInfo
@@ -24,6 +25,7 @@ from annotate.ui import keys
 from annotate.ui.annotator_stats import render_annotator_stats
 from annotate.ui.judge_stats import time_left_text
 from annotate.ui.render import duration_text
+from pooljudge.formats.prels import prels_bytes
 from pooljudge.formats.trec import qrels_bytes, write_cannot_judge
 
 __all__ = ["hourly_rates", "pick_campaign", "render_export", "render_overview"]
@@ -86,6 +88,7 @@ def render_export(engine: Engine, campaign: CampaignInfo) -> None:
         latest = store.judgments_frame(session, campaign=campaign.name, latest_only=True)
         every = store.judgments_frame(session, campaign=campaign.name, latest_only=False)
         answers = store.cannot_judge_answers(session, campaign=campaign.name)
+        sample = store.pool_sample(session, campaign=campaign.name)
     if latest.empty:
         st.info("No judgments yet: nothing to export.")
         _answers_download(campaign, answers)
@@ -94,9 +97,13 @@ def render_export(engine: Engine, campaign: CampaignInfo) -> None:
                           help="majority (ties: lower label), adjudicated (an adjudicator's "
                                "label, else majority), mean (rounded), max, min")
     qrels, provenance = consensus_qrels(latest, campaign.scale.values, Policy.parse(choice))
+    sampled = None if sample is None else sampled_export(qrels, sample)
+    if sampled is not None:
+        qrels = sampled.qrels
     answered = (f"; {len(answers)} \"I can't judge this\" answers, not in the qrels"
                 if campaign.cannot_judge or len(answers) else "")
-    st.caption(f"{len(qrels)} judged pairs in the qrels; {len(every)} judgment rows in "
+    judged = len(qrels) if sampled is None else int((qrels["label"] >= 0).sum())
+    st.caption(f"{judged} judged pairs in the qrels; {len(every)} judgment rows in "
                f"total{answered}.")
     qrels_text = qrels_bytes(qrels)
     a, b, c = st.columns(3)
@@ -109,7 +116,23 @@ def render_export(engine: Engine, campaign: CampaignInfo) -> None:
                       file_name=f"{campaign.name}.judgments.tsv", mime="text/tab-separated-values",
                       key=keys.DOWNLOAD_JUDGMENTS, on_click="ignore")
     _answers_download(campaign, answers)
+    if sampled is not None:
+        _prels_download(campaign, sampled.prels, len(qrels) - judged)
     st.dataframe(provenance, hide_index=True)
+
+
+DOWNLOAD_PRELS = "download_prels"
+
+
+def _prels_download(campaign: CampaignInfo, prels: pd.DataFrame, unsampled: int) -> None:
+    """A sampled campaign's prels (what ``pooljudge export --prels`` writes) and a word on the
+    qrels' -1 lines (pooled but not sampled: trec_eval's infAP convention)."""
+    st.caption(f"Sampled pool: the qrels also hold {unsampled} pooled-but-unsampled pairs with "
+               "label -1; the prels (every pooled pair with its stratum and inclusion "
+               "probability) feed the estimators: pooljudge eval --prels FILE.")
+    st.download_button("Download prels (TSV)", prels_bytes(prels),
+                       file_name=f"{campaign.name}.prels.tsv", mime="text/tab-separated-values",
+                       key=DOWNLOAD_PRELS, on_click="ignore")
 
 
 DOWNLOAD_CANNOT_JUDGE = "download_cannot_judge"

@@ -51,9 +51,9 @@ from annotate.ui import (
     keys,
 )
 from annotate.ui.keyboard import mount_keyboard
+from annotate.ui.passage import show_document
 from annotate.ui.render import (
     caption_html,
-    document_html,
     keys_html,
     label_line,
     legend_html,
@@ -183,8 +183,7 @@ def _pair(engine: Engine, user: AnnotatorInfo, campaign: CampaignInfo, view: Pai
             st.html(text_html(view.topic_narrative))
         judge_terms.terms_panel(engine, user, view, terms)
     with document:
-        st.html(caption_html(f"Document {view.doc_id}", css_class="pj-doc-id")
-                + document_html(view.doc_title, view.doc_text, terms.all))
+        show_document(view, terms.all)
 
 
 @dataclass(frozen=True)

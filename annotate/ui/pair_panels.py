@@ -5,13 +5,15 @@ from __future__ import annotations
 import streamlit as st
 
 from annotate.records import PairView
-from annotate.ui.render import caption_html, document_html, query_terms, text_html
+from annotate.ui.passage import show_document
+from annotate.ui.render import caption_html, query_terms, text_html
 
 __all__ = ["show_pair"]
 
 
 def show_pair(view: PairView) -> None:
-    """Render the topic (title, description, narrative) and the escaped, highlighted document."""
+    """Render the topic (title, description, narrative) and the escaped, highlighted document
+    (a passage: inside its document, marked)."""
     terms = query_terms(view.topic_title, view.topic_description)
     topic, document = st.columns([1, 2], gap="medium")
     with topic, st.container(border=True):
@@ -21,5 +23,4 @@ def show_pair(view: PairView) -> None:
         with st.expander("Narrative: what counts as relevant", expanded=True):
             st.html(text_html(view.topic_narrative))
     with document:
-        st.html(caption_html(f"Document {view.doc_id}", css_class="pj-doc-id"))
-        st.html(document_html(view.doc_title, view.doc_text, terms))
+        show_document(view, terms, split=True)

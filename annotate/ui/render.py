@@ -21,11 +21,17 @@ from annotate.reflow import blocks, flowed
 from annotate.ui.keys import KEYBOARD
 
 __all__ = [
-    "ABOVE_FRAME", "JOINER", "STYLE", "body_html", "caption_html", "document_html", "duration_text",
+    "ABOVE_FRAME", "JOINER", "PASSAGE_MARK", "PASSAGE_SCROLL", "STYLE", "body_html",
+    "caption_html", "document_html", "duration_text",
     "highlight", "keys_html", "label_line", "legend_html", "md_escape", "query_terms",
     "text_html",
 ]
 
+# The passage judged, inside its document (a campaign of passages): the only attributes are
+# ours, so the browser script (annotate.ui.passage) finds it and nothing in the text can fake it.
+PASSAGE_MARK = '<mark class="pj-passage">'
+# The key of the passage's scrolling script (annotate.ui.passage).
+PASSAGE_SCROLL = "pj_passage_scroll"
 # Where the document frame starts on the judging page until its script has measured it (see
 # annotate.ui.keyboard): the frame takes the rest of the screen, at least 14rem.
 ABOVE_FRAME = "19rem"
@@ -58,6 +64,9 @@ STYLE = f"""<style>
 .pj-caption {{ font-size: .85rem; opacity: .7; margin-bottom: .2rem; }}
 .pj-doc-body mark, .pj-doc-title mark, .pj-text mark {{
   background: #ffe58a; color: inherit; padding: 0 .1em; }}
+.pj-doc-body mark.pj-passage {{ background: rgba(61,111,209,.14); padding: .1em 0;
+  box-shadow: 0 0 0 2px rgba(61,111,209,.75); border-radius: .15rem; }}
+.st-key-{PASSAGE_SCROLL} {{ position: absolute; width: 0; height: 0; overflow: hidden; }}
 .st-key-{KEYBOARD}, [data-testid="stElementContainer"]:has(.pj-legend) {{
   position: absolute; width: 0; height: 0; overflow: visible; }}
 .pj-legend {{ display: none; position: fixed; right: 1.5rem; bottom: 1.5rem; z-index: 999999;
@@ -134,19 +143,46 @@ def _marked(text: str, marks: Iterable[tuple[int, int]], offset: int = 0) -> str
     return "".join(pieces)
 
 
-def body_html(text: str, terms: Iterable[str]) -> str:
+def body_html(text: str, terms: Iterable[str], passage: tuple[int, int] | None = None) -> str:
     """A document's text escaped and highlighted, hard-wrapped prose flowing and preformatted
     blocks verbatim in a box of their own that scrolls sideways (:mod:`annotate.reflow`).
-    Marks are found once on the raw text; flowing keeps every offset."""
+    Marks are found once on the raw text; flowing keeps every offset.
+
+    ``passage`` (``start, end``: character offsets, ``0 <= start <= end <= len(text)``) is
+    wrapped in ``<mark class="pj-passage">``, one per block it crosses, the term marks nested
+    inside it; an empty passage is an empty mark where it starts (something to scroll to).
+    """
     marks = spans(text, terms)
     pieces = []
+    empty = passage is not None and passage[0] == passage[1]
     for block in blocks(text):
         if block.kind == "pre":
             piece = text[block.start:block.end].rstrip("\r\n")
-            pieces.append(f'<div class="pj-pre">{_marked(piece, marks, block.start)}</div>')
+            inner = _passage_marked(piece, marks, block.start, passage, empty)
+            pieces.append(f'<div class="pj-pre">{inner}</div>')
         else:
-            pieces.append(_marked(flowed(text, block), marks, block.start))
+            pieces.append(_passage_marked(flowed(text, block), marks, block.start, passage, empty))
+        empty = empty and PASSAGE_MARK not in pieces[-1]  # escaped text never holds a tag
+    if empty:  # at the very end, or in a preformatted block's final line break
+        pieces.append(PASSAGE_MARK + "</mark>")
     return "".join(pieces)
+
+
+def _passage_marked(piece: str, marks: list[tuple[int, int]], offset: int,
+                    passage: tuple[int, int] | None, empty: bool) -> str:
+    """:func:`_marked` of a block's ``piece`` (starting at ``offset``) with its part of the
+    ``passage`` wrapped in a passage mark (``empty``: the passage is empty and its mark not
+    yet out)."""
+    if passage is None:
+        return _marked(piece, marks, offset)
+    begin = min(max(passage[0] - offset, 0), len(piece))
+    end = min(max(passage[1] - offset, 0), len(piece))
+    inside = begin < end or (empty and offset <= passage[0] < offset + len(piece))
+    if not inside:
+        return _marked(piece, marks, offset)
+    return (_marked(piece[:begin], marks, offset) + PASSAGE_MARK
+            + _marked(piece[begin:end], marks, offset + begin) + "</mark>"
+            + _marked(piece[end:], marks, offset + end))
 
 
 def text_html(text: str, terms: Iterable[str] = ()) -> str:
@@ -184,12 +220,14 @@ def label_line(value: int, name: str, description: str = "") -> str:
     return f"{head}: {description}" if description.strip() else head
 
 
-def document_html(title: str, text: str, terms: Iterable[str]) -> str:
-    """The document's title and its text in a scrolling frame, escaped and highlighted."""
+def document_html(title: str, text: str, terms: Iterable[str],
+                  passage: tuple[int, int] | None = None) -> str:
+    """The document's title and its text in a scrolling frame, escaped and highlighted, with
+    ``passage`` (offsets in ``text``) marked (see :func:`body_html`)."""
     terms = tuple(terms)
     return (
         f'<div class="pj-doc"><div class="pj-doc-title">{highlight(title, terms)}</div>'
-        f'<div class="pj-doc-body">{body_html(text, terms)}</div></div>'
+        f'<div class="pj-doc-body">{body_html(text, terms, passage)}</div></div>'
     )
 
 

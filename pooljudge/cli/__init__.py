@@ -45,9 +45,11 @@ COMMANDS: dict[str, str] = {
     "bias": "bias_cmd",
     "correlate": "correlate_cmd",
     "compare": "compare_cmd",
+    "compare-stages": "stages_cmd",
     "report": "report_cmd",
     "autojudge": "autojudge_cmd",
     "calibrate": "calibrate_cmd",
+    "logs": "logs_cmd",
 }
 COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(COMMANDS.values()))
 

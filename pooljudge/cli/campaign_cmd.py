@@ -13,19 +13,26 @@ from annotate.records import ANNOTATOR_ROLES, ASSIGN_MODES, MAX_LABELS
 from pooling.orders import JUDGING_ORDERS
 from pooling.strategies import REGISTRY
 from pooljudge.cli import Subcommands
+from pooljudge.cli.datasets import add_dataset_option, check_collection, collection
+from pooljudge.cli.init_inputs import (
+    check_rationale,
+    judging_order_of,
+    keymap_of,
+    label_list,
+    parents_of,
+    read_units_of,
+    runs_of,
+)
 from pooljudge.cli.inputs import open_database
 from pooljudge.cli.options import MAX_DEPTH, MAX_OVERLAP, add_db_option, positive_int, seed
 from pooljudge.cli.output import print_frame
-from pooljudge.errors import InputError, UsageError
+from pooljudge.errors import InputError
 from pooljudge.formats.files import read_text
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
 
     import pandas as pd
 
-    from annotate.keymap import KeyMap
-    from annotate.records import LabelScale
 
 __all__ = ["parse_scale", "register"]
 
@@ -76,10 +83,14 @@ def _register_init(subparsers: Subcommands) -> None:
         "init", help="create a judging campaign from topics, documents and a pool",
         description="Create a judging campaign. Only the pool's topics and documents are stored.")
     parser.add_argument("campaign", metavar="CAMPAIGN", help="the campaign's name")
-    parser.add_argument("--topics", required=True, metavar="FILE",
-                        help="TREC topic file, TSV with a header, or JSONL")
-    parser.add_argument("--docs", required=True, nargs="+", metavar="FILE",
-                        help="JSONL, TSV with a header, or TREC <DOC> files")
+    parser.add_argument("--topics", metavar="FILE",
+                        help="TREC topic file, TSV with a header, or JSONL (required unless "
+                        "--dataset has queries)")
+    parser.add_argument("--docs", nargs="+", metavar="FILE",
+                        help="JSONL, TSV with a header, or TREC <DOC> files (required unless "
+                        "--dataset has documents)")
+    add_dataset_option(parser, "topics and documents (only the pool's documents are fetched; "
+                       "--topics or --docs only for what the dataset lacks)")
     parser.add_argument("--pool", required=True, metavar="POOL.tsv",
                         help="pool file; a sampled pool (pooljudge pool --sample) queues only "
                         "its sampled pairs and keeps every pair's stratum and inclusion "
@@ -109,7 +120,7 @@ def _register_init(subparsers: Subcommands) -> None:
     parser.add_argument("--cannot-judge", action="store_true",
                         help="offer annotators \"I can't judge this\" (a reason is required; "
                              "the answer is counted apart, never a label)")
-    parser.add_argument("--rationale", type=_label_list, default=(), metavar="LABELS",
+    parser.add_argument("--rationale", type=label_list, default=(), metavar="LABELS",
                         help="labels whose choice needs a rationale, comma-separated (e.g. 1,2); "
                              "each must be on the scale")
     parser.add_argument("--highlight-narrative", action="store_true",
@@ -124,6 +135,10 @@ def _register_init(subparsers: Subcommands) -> None:
                         "(default: a one-digit label by its digit, s skip, b back, n forward, "
                         "i can't judge, / comment, ? legend, Space PageDown PageUp j k Home End "
                         "scroll; c and r are Streamlit's)")
+    parser.add_argument("--units", metavar="MAP",
+                        help="a unit map with offsets ('chunk doc start end'): the pool's ids "
+                        "are passages, each judged inside its document (shown whole, the "
+                        "passage marked)")
     add_db_option(parser)
     parser.set_defaults(handler=_init)
 
@@ -133,13 +148,13 @@ def _init(args: argparse.Namespace) -> int:
     opened) and stores the campaign."""
     from annotate.campaigns import CampaignSettings, plan_campaign, store_campaign
     from annotate.store import split_sample
-    from pooljudge.formats.collection import read_documents, read_topics
     from pooljudge.formats.trec import read_pool
 
-    order = _order(args)
+    order = judging_order_of(args)
+    check_collection(args)
     scale = args.scale
-    keymap = _keymap(args.keys, scale)
-    _check_rationale(args.rationale, scale)
+    keymap = keymap_of(args.keys, scale)
+    check_rationale(args.rationale, scale)
     settings = CampaignSettings(
         name=args.campaign, scale=scale, overlap=args.overlap, order=order,
         assign_mode=args.assign, show_others_labels=args.show_others_labels,
@@ -147,9 +162,12 @@ def _init(args: argparse.Namespace) -> int:
         cannot_judge=args.cannot_judge, rationale_labels=args.rationale,
         highlight_narrative=args.highlight_narrative, keymap=keymap, seed=args.seed,
         suggest_from=args.suggest_from)
-    plan = plan_campaign(settings, topics=read_topics(args.topics),
-                         documents=read_documents(args.docs), pool=read_pool(args.pool),
-                         pool_path=args.pool, runs=_runs(args), depth=args.depth)
+    pool = read_pool(args.pool)
+    units = read_units_of(args.units)
+    topics, documents = collection(args, pool if units is None else parents_of(pool, units))
+    plan = plan_campaign(settings, topics=topics, documents=documents, pool=pool,
+                         pool_path=args.pool, runs=runs_of(args), depth=args.depth,
+                         units=units, units_path=args.units)
     with open_database(args, create=True) as engine:
         info = store_campaign(engine, plan).info
     pool, unsampled = split_sample(plan.pool)
@@ -159,57 +177,6 @@ def _init(args: argparse.Namespace) -> int:
           f"{pool['doc'].nunique()} documents, {pairs}, overlap {info.overlap}, "
           f"order {info.order}, assignment by {info.assign_mode}")
     return 0
-
-
-def _label_list(text: str) -> tuple[int, ...]:
-    """``--rationale``: comma-separated whole numbers (blanks around them allowed)."""
-    items = [item.strip() for item in text.split(",")]
-    try:
-        return tuple(dict.fromkeys(int(item) for item in items))
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"{text!r}: expected labels separated by commas, such as 1,2") from None
-
-
-def _check_rationale(labels: tuple[int, ...], scale: LabelScale) -> None:
-    """UsageError naming the first ``--rationale`` label that is not on ``scale``."""
-    stray = [label for label in labels if label not in scale.values]
-    if stray:
-        raise UsageError(f"--rationale: label {stray[0]} is not on the scale "
-                         f"{', '.join(map(str, scale.values))}")
-
-
-def _keymap(path: str | None, scale: LabelScale) -> KeyMap | None:
-    """``--keys FILE.json`` checked against the scale's labels (InputError naming the file and
-    the clash, unknown action or key); None without the option."""
-    if path is None:
-        return None
-    from annotate.keymap import KeyMap
-
-    return KeyMap.from_json(path, labels=scale.values)
-
-
-def _order(args: argparse.Namespace) -> str:
-    """The canonical ``--order``; an adaptive one, or ``--depth``, without ``--runs`` is a usage
-    error."""
-    from pooling.orders import adaptive_spec
-
-    order = args.order
-    if adaptive_spec(order) is not None and not args.runs:
-        raise UsageError(f"--order: {order} learns from the runs' rankings: give --runs RUN... "
-                         "(the runs the pool was made from)")
-    if args.depth is not None and not args.runs:
-        raise UsageError("--depth: needs --runs")
-    return order
-
-
-def _runs(args: argparse.Namespace) -> Iterator | None:
-    """``--runs``, read lazily (after the pool's check), or None without the option."""
-    if not args.runs:
-        return None
-    from pooljudge.cli.inputs import read_runs
-
-    return read_runs(args.runs)
 
 
 def _register_annotators(subparsers: Subcommands) -> None:

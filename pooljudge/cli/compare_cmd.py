@@ -4,7 +4,10 @@ Each run against the baseline (or every pair of runs): the paired t-test and a s
 randomization test (scipy), Holm's correction across the comparisons of each measure, the mean
 difference and Cohen's d for paired samples. Fewer than 25 topics draw a warning.
 ``--topic-groups FILE`` repeats the comparisons within each group of topics (column ``group``;
-``all`` = every topic), so the means per group appear beside their tests.
+``all`` = every topic), so the means per group appear beside their tests, and checks for
+regressions: a group whose mean fell significantly (paired t-test within the group,
+Holm-adjusted over the groups, below ``--alpha``) is flagged in column ``regression`` and named
+in a warning line, even when the overall mean rose.
 """
 
 from __future__ import annotations
@@ -14,14 +17,13 @@ import argparse
 from pooljudge.cli import Subcommands
 from pooljudge.cli.inputs import read_runs
 from pooljudge.cli.options import (
-    MAX_RESAMPLES,
     add_compat_option,
     add_format_option,
     add_measure_option,
     add_qrels_runs,
+    add_randomization_options,
     measures_from,
-    positive_int,
-    seed,
+    open_unit,
     summary,
 )
 from pooljudge.cli.output import emit, render, warn
@@ -41,24 +43,24 @@ def register(subparsers: Subcommands) -> None:
                              "folder and .gz); default: every pair of runs")
     parser.add_argument("--topic-groups", metavar="FILE",
                         help="'topic group' lines: also compare within each group")
+    parser.add_argument("--alpha", type=open_unit, default=0.05,
+                        help="with --topic-groups: level of the per-group regression check "
+                             "(default 0.05)")
     add_compat_option(parser)
-    parser.add_argument("--resamples", type=positive_int(MAX_RESAMPLES), default=10_000,
-                        help="randomization test resamples (default 10000)")
-    parser.add_argument("--seed", type=seed, default=0, help="randomization seed (default 0)")
+    add_randomization_options(parser)
     add_format_option(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    import pandas as pd
-
-    from metrics.compare import compare
+    from metrics.compare import compare, compare_groups
     from metrics.evaluate import load_qrels, score, tidy
     from pooljudge.formats.groups import read_topic_groups
 
     if args.resamples < 1:
         raise UsageError(f"--resamples must be at least 1, got {args.resamples}")
     measures = measures_from(args)
+    groups = read_topic_groups(args.topic_groups) if args.topic_groups else None
     qrels = load_qrels(args.qrels)
     runs = dict(read_runs(args.runs))
     if len(runs) < 2:
@@ -68,24 +70,13 @@ def run(args: argparse.Namespace) -> int:
                          f"{', '.join(runs)}")
     per_topic = tidy([score(qrels, n, r, measures, compat=args.compat) for n, r in runs.items()],
                      per_topic=True)
-    per_topic = per_topic[per_topic["topic"] != "all"]
-    subsets = {ALL: per_topic}
-    if args.topic_groups:
-        groups = read_topic_groups(args.topic_groups)
-        for name, topics in groups.groupby("group", sort=False)["topic"]:
-            subsets[str(name)] = per_topic[per_topic["topic"].isin(set(topics))]
-    tables = []
-    for name, rows in subsets.items():
-        if rows.empty:
-            warn("compare", f"topic group {name!r}: none of its topics was evaluated")
-            continue
-        table, warnings = compare(rows, baseline=args.baseline, n_resamples=args.resamples,
-                                  seed=args.seed)
-        for message in warnings:
-            warn("compare", message if name == ALL else f"group {name!r}: {message}")
-        tables.append(table.assign(group=name) if args.topic_groups else table)
-    result = pd.concat(tables, ignore_index=True)
-    if args.topic_groups:
-        result = result[["group", *[c for c in result.columns if c != "group"]]]
+    per_topic = per_topic[per_topic["topic"] != ALL]
+    options = {"baseline": args.baseline, "n_resamples": args.resamples, "seed": args.seed}
+    if groups is None:
+        result, warnings = compare(per_topic, **options)
+    else:
+        result, warnings = compare_groups(per_topic, groups, alpha=args.alpha, **options)
+    for message in warnings:
+        warn("compare", message)
     emit(render(result, args.format), args.output)
     return 0

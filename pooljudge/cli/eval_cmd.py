@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from pooljudge.cli import Subcommands
+from pooljudge.cli.datasets import add_dataset_option, qrels_and_runs, qrels_name
 from pooljudge.cli.options import (
     add_compat_option,
     add_format_option,
     add_measure_option,
     add_qrels_runs,
+    add_units_options,
     measures_from,
 )
 from pooljudge.cli.output import emit, warn
@@ -24,6 +26,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from metrics.evaluate import RunResult
+    from metrics.join import Qrels
 
 HELP = "evaluate runs against qrels (trec_eval -c numbers, unjudged rates beside them)"
 TABLE_COVERAGE = "Unjudged@10"
@@ -34,6 +37,7 @@ MIN_TOPICS = 25
 def register(subparsers: Subcommands) -> None:
     parser = subparsers.add_parser("eval", help=HELP, description=HELP)
     add_qrels_runs(parser)
+    add_dataset_option(parser, "qrels (every positional is then a run)")
     add_measure_option(parser, DEFAULT_MEASURES)
     parser.add_argument("--per-topic", action="store_true", help="also print every topic's values")
     parser.add_argument("--topic-groups", metavar="FILE",
@@ -51,26 +55,35 @@ def register(subparsers: Subcommands) -> None:
                              "statPrec@k, statNDCG")
     parser.add_argument("--se", action="store_true",
                         help="with --prels: each estimate's standard error (statPrec@k: "
-                             "stratified Horvitz-Thompson variance; others: bootstrap within "
-                             "strata, seeded) and the 95%% t interval of the mean over topics "
+                             "Hajek's variance of the stratified unequal-probability sample; "
+                             "others: bootstrap within strata, seeded) and the 95%% t interval "
+                             "of the mean over topics "
                              "(tsv/json: columns se ci_low ci_high)")
+    add_units_options(parser, "the level of the qrels")
     add_compat_option(parser)
-    add_format_option(parser, "table (default): means per run; tsv: run topic measure value")
+    add_format_option(parser, "table (default): means per run; tsv: run topic measure value. "
+                              "Every format also gives NumRet (documents returned, summed over "
+                              "topics) and, per cutoff k of the measures, short@k (topics "
+                              "where fewer than k were returned; a topic missing from the run "
+                              "counts; not per group with --topic-groups)")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from metrics.estimators import check_prels
     from metrics.evaluate import parse_all, score_all
+    from metrics.returned import cutoffs, num_ret, with_counts
 
     measures = measures_from(args)
     check_prels(measures, args.prels is not None)
     if args.se and not args.prels:
         raise UsageError("--se needs --prels FILE: standard errors are those of the estimators "
                          "from sampled judgments")
-    computed = list(measures)
+    _refuse_with_units(args)
+    qrels_source, args.runs = qrels_and_runs(args)
+    computed = num_ret(measures)
     if args.format == "table":
-        computed = list(dict.fromkeys([*measures, *parse_all([TABLE_COVERAGE])]))
+        computed = list(dict.fromkeys([*computed, *parse_all([TABLE_COVERAGE])]))
     groups = None
     if args.topic_groups and args.provenance:
         raise UsageError("--provenance and --topic-groups cannot be combined: the automatic "
@@ -80,17 +93,24 @@ def run(args: argparse.Namespace) -> int:
 
         groups = read_topic_groups(args.topic_groups)
     bar = progress(total=len(args.runs), desc="runs", unit="run")
+    # short@k is a count per topic, not a measure: a group's mean of it would mislead
+    ks = cutoffs(measures) if groups is None else []
 
     def seen(result: RunResult) -> None:
         _warn_about(result, computed)
         bar.update(1)
 
     try:
-        qrels, results = score_all(args.qrels, args.runs, computed,
-                                   judged_only=args.judged_only, runs_seen=seen,
-                                   compat=args.compat, prels=args.prels, se=args.se)
+        if args.units is not None:
+            qrels, results, level = _score_units(args, qrels_source, computed, seen)
+        else:
+            level = None
+            qrels, results = score_all(qrels_source, args.runs, computed,
+                                       judged_only=args.judged_only, runs_seen=seen,
+                                       compat=args.compat, prels=args.prels, se=args.se)
     finally:
         bar.close()
+    results = [with_counts(result, ks) for result in results]
     if qrels.n_topics < MIN_TOPICS:
         warn("eval", f"only {qrels.n_topics} topics evaluated: fewer than {MIN_TOPICS} are too "
              "few to rank systems reliably")
@@ -100,10 +120,54 @@ def run(args: argparse.Namespace) -> int:
 
         text = group_text("eval", results, groups, args.format)
     else:
-        text = _render(results, args.format, [str(m) for m in measures], args.per_topic,
-                       automatic)
+        text = _render(results, args.format, _shown(measures), args.per_topic, automatic,
+                       level)
     emit(text, args.output)
     return 0
+
+
+def _shown(measures: Sequence) -> list[str]:
+    """The measures asked for, then the counts (NumRet, short@k) beside them."""
+    from metrics.returned import count_names
+
+    return [*(str(m) for m in measures), *count_names(measures)]
+
+
+def _refuse_with_units(args: argparse.Namespace) -> None:
+    """--units moves pairs between levels: options bound to the pairs of one level refuse it."""
+    if args.units is None:
+        if args.level is not None:
+            raise UsageError("--level needs --units FILE: eval tells chunks from documents by "
+                             "the unit map")
+        return
+    for option, given in (("--prels", args.prels), ("--provenance", args.provenance)):
+        if given:
+            raise UsageError(f"{option} cannot be combined with --units: its judgments are "
+                             "(topic, id) pairs of one level; evaluate at that level without "
+                             "--units")
+
+
+def _score_units(args: argparse.Namespace, source: object, measures: Sequence,
+                 seen: Callable[[RunResult], None]) -> tuple[Qrels, list[RunResult], str]:
+    """Qrels and runs moved to the level asked for (:mod:`pooljudge.cli.units_inputs`), each
+    run read whole, then scored like any run; also the level."""
+    from metrics.evaluate import load_qrels, score
+    from pooljudge.cli.inputs import read_runs
+    from pooljudge.cli.units_inputs import load_units, qrels_at, run_at
+    from pooljudge.formats.trec import read_qrels
+
+    units = load_units(args, "eval")
+    named = isinstance(source, str)
+    frame, level = qrels_at(read_qrels(source) if named else source, units, args.level,
+                            path=source if named else qrels_name(args), command="eval")
+    qrels = load_qrels(frame)
+    results = []
+    for name, run in read_runs(args.runs):
+        result = score(qrels, name, run_at(name, run, units, level), measures,
+                       judged_only=args.judged_only, compat=args.compat)
+        seen(result)
+        results.append(result)
+    return qrels, results, level
 
 
 def _warn_about(result, measures: Sequence) -> None:
@@ -139,9 +203,10 @@ def _automatic(args: argparse.Namespace) -> list[RunResult]:
 
 
 def _render(results: Sequence[RunResult], fmt: str, shown: list[str], per_topic: bool,
-            automatic: Sequence[RunResult] | None = None) -> str:
+            automatic: Sequence[RunResult] | None = None, level: str | None = None) -> str:
     """tsv (``run topic measure value``), json records, or the means table; ``automatic``
-    (P@10 against the automatic marks) adds Automatic@10 rows, or a column of the table."""
+    (P@10 against the automatic marks) adds Automatic@10 rows, or a column of the table;
+    ``level`` (with --units) is named in the table's legend."""
     if automatic is not None and fmt != "table":
         results = [*results, *_renamed(automatic)]
     from metrics.evaluate import tidy
@@ -159,7 +224,7 @@ def _render(results: Sequence[RunResult], fmt: str, shown: list[str], per_topic:
 
     if automatic is not None:
         results = [*results, *_renamed(automatic)]
-    return _table(tidy(results, per_topic=per_topic), shown, automatic is not None)
+    return _table(tidy(results, per_topic=per_topic), shown, automatic is not None, level)
 
 
 def _with_errors(frame: pd.DataFrame, fmt: str, shown: list[str]) -> str:
@@ -226,13 +291,19 @@ def _rows(results: Sequence[RunResult], per_topic: bool) -> Iterator[tuple[str, 
             yield result.name, ALL_TOPICS, name, float(value)
 
 
-def _table(frame: pd.DataFrame, shown: list[str], automatic: bool = False) -> str:
-    """Means per run (and per topic with --per-topic), plus the unjudged share of the top 10
-    (and, with ``automatic``, the automatically labelled share beside it)."""
+def _table(frame: pd.DataFrame, shown: list[str], automatic: bool = False,
+           level: str | None = None) -> str:
+    """Means per run (and per topic with --per-topic), the counts (NumRet, short@k) as
+    integers, the unjudged share of the top 10 (and, with ``automatic``, the automatically
+    labelled share beside it)."""
+    from metrics.returned import NUM_RET
+
     wide = frame.pivot_table(index=["run", "topic"], columns="measure", values="value",
                              sort=False)
     coverage = wide[TABLE_COVERAGE]
     wide = wide[[m for m in shown if m != TABLE_COVERAGE]]
+    counts = [m for m in shown if m == NUM_RET or m.startswith("short@")]
+    wide[counts] = wide[counts].round().astype("int64")
     wide["unjudged@10"] = coverage
     if automatic:
         wide["automatic@10"] = frame.pivot_table(
@@ -240,9 +311,15 @@ def _table(frame: pd.DataFrame, shown: list[str], automatic: bool = False) -> st
             AUTOMATIC_COLUMN]
     wide = wide.reset_index()
     text = wide.to_string(index=False, float_format=lambda v: f"{v:.4f}")
-    legend = ("topic 'all' = mean over the evaluated topics; unjudged@10 = share of the top 10 "
-              "with no judgment or a negative label (Unjudged@10)")
+    legend = ("topic 'all' = mean over the evaluated topics; NumRet = documents returned "
+              "(summed over topics); short@k = topics where fewer than k documents were "
+              "returned (a topic missing from the run counts); unjudged@10 = share of the top "
+              "10 with no judgment or a negative label (Unjudged@10)")
     if automatic:
         legend += ("; automatic@10 = share of the top 10 labelled by the automatic judge "
                    "(from the provenance)")
+    if level is not None:
+        from metrics.units import LEVEL_NAMES
+
+        legend += f"; evaluated at {LEVEL_NAMES[level]} level (--units)"
     return f"{text}\n{legend}\n"

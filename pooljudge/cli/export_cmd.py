@@ -1,4 +1,5 @@
-"""``pooljudge export`` (consensus qrels + provenance) and ``pooljudge adjudication list``."""
+"""``pooljudge export`` (consensus qrels + provenance, or with ``--format hf`` a Hugging Face
+dataset: :mod:`pooljudge.cli.export_hf`) and ``pooljudge adjudication list``."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = ["prels_path", "provenance_path", "register", "write_tsv"]
 
+EXPORT_FORMATS = ("trec", "hf")
 PROVENANCE_SUFFIX = ".provenance.tsv"
 PRELS_SUFFIX = ".prels.tsv"
 _LINES = 50_000  # provenance lines joined per write
@@ -60,6 +62,18 @@ def register(subparsers: Subcommands) -> None:
     export.add_argument("--cannot-judge", metavar="FILE",
                         help="also write the \"I can't judge this\" answers as TSV: topic, doc, "
                              "annotator, reason (the latest answer of each annotator and pair)")
+    export.add_argument("--format", choices=EXPORT_FORMATS, default="trec",
+                        help="trec (default): TREC qrels and TSV files beside them; hf: a "
+                        "Hugging Face dataset in folder DIR (Parquet configs qrels, topics, "
+                        "judgments, provenance... and a README.md dataset card)")
+    export.add_argument("directory", nargs="?", metavar="DIR",
+                        help="with --format hf: the dataset folder (written whole, then renamed "
+                        "into place)")
+    export.add_argument("--force", action="store_true",
+                        help="with --format hf: replace a DIR that is not empty")
+    export.add_argument("--license", metavar="ID",
+                        help="with --format hf: the card's license tag, a Hub license ID such as "
+                        "cc-by-4.0 (default: other)")
     export.set_defaults(handler=_export)
     adjudication = subparsers.add_parser(
         "adjudication", help="the adjudication queue",
@@ -135,6 +149,14 @@ def _export(args: argparse.Namespace) -> int:
     from pooljudge.formats.trec import write_prels, write_qrels
 
     policy = Policy.parse(args.policy, ties=args.ties, binarize=args.binarize)
+    if args.format == "hf":
+        from pooljudge.cli.export_hf import export_hf
+
+        return export_hf(args, policy)
+    for option, given in (("DIR", args.directory), ("--force", args.force or None),
+                          ("--license", args.license)):
+        if given is not None:
+            raise UsageError(f"{option}: only with --format hf (TREC qrels go to -o FILE)")
     provenance = provenance_path(args.output, args.provenance)
     prels = prels_path(args.output, args.prels)
     for option, target in (("-o", args.output), ("--provenance", provenance),

@@ -2,7 +2,8 @@
 
 Adders: :func:`add_qrels_runs` (positional ``QRELS RUN...``), :func:`add_measure_option`
 (``-m/--measure``, read back by :func:`measures_from`), :func:`add_compat_option`,
-:func:`add_format_option` (``--format`` and ``-o/--output``) and :func:`add_db_option`.
+:func:`add_format_option` (``--format`` and ``-o/--output``), :func:`add_db_option` and
+:func:`add_units_options` (``--units FILE --level doc|chunk``).
 :func:`summary` gives a module docstring's first line as plain help text; :func:`described`,
 help text listing declared choices.
 
@@ -40,6 +41,8 @@ __all__ = [
     "add_format_option",
     "add_measure_option",
     "add_qrels_runs",
+    "add_randomization_options",
+    "add_units_options",
     "described",
     "int_range",
     "measures_from",
@@ -196,3 +199,31 @@ def add_format_option(parser: argparse.ArgumentParser, help_text: str = FORMAT_H
 def add_db_option(parser: argparse.ArgumentParser) -> None:
     """Add ``--db URL`` (falls back to ``$POOLJUDGE_DB``, then ``sqlite:///pooljudge.db``)."""
     parser.add_argument("--db", metavar="URL", default=None, help=DB_HELP)
+
+
+UNITS_HELP = ("unit map: 'chunk doc' lines (or 'chunk doc start end', character offsets), one "
+              "per chunk; runs and qrels may then be at chunk or document level, told apart by "
+              "their ids")
+LEVEL_HELP = {
+    "doc": "documents: a chunk run ranks each document at its best chunk; chunk qrels give a "
+           "document the highest label of its chunks",
+    "chunk": "chunks: document qrels give each chunk its document's label (an assumption, "
+             "stated in a warning); document runs cannot be evaluated at this level",
+}
+
+
+def add_randomization_options(parser: argparse.ArgumentParser) -> None:
+    """``--resamples N`` (default 10000) and ``--seed S`` (default 0) of the paired
+    randomization test (``compare``, ``compare-stages``)."""
+    parser.add_argument("--resamples", type=positive_int(MAX_RESAMPLES), default=10_000,
+                        help="randomization test resamples (default 10000)")
+    parser.add_argument("--seed", type=seed, default=0, help="randomization seed (default 0)")
+
+
+def add_units_options(parser: argparse.ArgumentParser, default: str) -> None:
+    """``--units FILE`` (``args.units``) and ``--level doc|chunk`` (``args.level``, None when
+    not given: ``default`` says what the command does then)."""
+    parser.add_argument("--units", metavar="FILE", help=UNITS_HELP)
+    parser.add_argument("--level", choices=("doc", "chunk"),
+                        help=f"with --units, the evaluation unit: {described(LEVEL_HELP)} "
+                             f"(default: {default})")

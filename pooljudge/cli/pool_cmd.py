@@ -26,6 +26,13 @@ stratum of rate 1 (``strata(J:1.0,...)``), and leaving out judged pairs would ch
 population the probabilities refer to. ``--stats`` prints population, sample size and π per
 stratum.
 
+With ``--units FILE`` (a ``chunk doc`` map) the runs may rank chunks: ``--level doc`` pools
+documents, each chunk run read as a document run (a document at its best chunk's place, so a
+depth-k pool holds each run's top k documents and ``best_rank`` is a document rank);
+``--level chunk`` pools chunks (every run must rank chunks). Without ``--level``: chunk when
+every run ranks chunks, else doc. ``--exclude`` qrels are moved to the same level; runs are
+read whole (a document's place depends on all its chunks).
+
 ``pool simulate`` with ``--sample`` compares sampling designs on complete qrels
 (:mod:`metrics.design_simulation`): per design × budget (N pairs or P% of the depth-k pool; the
 design's own rates without ``--budget``), R seeded draws are judged from the qrels and every
@@ -42,10 +49,12 @@ from collections.abc import Sequence
 
 from pooling.strategies import DEFAULT_STRATEGY, REGISTRY
 from pooljudge.cli import Subcommands
+from pooljudge.cli.datasets import add_dataset_option, dataset_qrels, refuse_both
 from pooljudge.cli.inputs import read_runs
 from pooljudge.cli.options import (
     MAX_COUNT,
     MAX_DEPTH,
+    add_units_options,
     int_range,
     nonnegative_int,
     positive_int,
@@ -124,9 +133,11 @@ def register(subparsers: Subcommands) -> None:
     parser.add_argument("--floor", type=nonnegative_int(MAX_DEPTH), default=0,
                         help="every run's top J come first and are always kept (default 0)")
     parser.add_argument("--exclude", metavar="QRELS", help="leave out pairs already in QRELS")
+    add_dataset_option(parser, "qrels whose pairs are left out (as --exclude)")
     parser.add_argument("--seed", type=seed_option, default=0, help="seed of randomised policies")
     parser.add_argument("-o", "--output", default="-", help="pool file (default: stdout)")
     parser.add_argument("--stats", action="store_true", help="print pool statistics")
+    add_units_options(parser, "chunk when every run ranks chunks, else doc")
     parser.add_argument("--rel", type=int_range(), default=1,
                         help="simulate: relevant means label >= R")
     parser.add_argument("--plot", metavar="FILE", help="simulate: write the curves as PNG")
@@ -138,6 +149,8 @@ def register(subparsers: Subcommands) -> None:
 def _run(args: argparse.Namespace) -> int:
     args.explicit_depth, args.depth = args.depth, args.depth or DEFAULT_DEPTH
     if args.runs[0] == SIMULATE:
+        _refuse(args, "pool simulate", {"--units": args.units is not None,
+                                        "--level": args.level is not None})
         if args.sample:
             return _simulate_designs(args)
         return _simulate(args)
@@ -180,7 +193,7 @@ def _pool(args: argparse.Namespace) -> int:
 
     from pooling import apply_budget, build_pool, make_policy
     from pooling.strategies import is_adaptive
-    from pooljudge.formats.trec import read_qrels, write_pool
+    from pooljudge.formats.trec import write_pool
 
     _check_common(args)
     _refuse(args, "pool (it is a simulate option)", {
@@ -196,10 +209,11 @@ def _pool(args: argparse.Namespace) -> int:
     if args.budget is not None and is_adaptive(specs[0]):
         raise UsageError(f"--budget needs a static strategy: {specs[0]} chooses pairs from the "
                          "judgments as they arrive; pool everything and stop at the budget")
-    exclude = read_qrels(args.exclude) if args.exclude else None
-    pool = build_pool(read_runs(args.runs, depth=args.depth), args.depth, exclude=exclude)
+    runs, exclude = _pool_inputs(args, args.depth)
+    pool = build_pool(runs, args.depth, exclude=exclude)
     if exclude is not None and pool.pairs.empty:
-        warn("pool", f"every pooled pair is already judged in {args.exclude}; the pool is empty")
+        warn("pool", f"every pooled pair is already judged in "
+             f"{args.exclude or f'dataset {args.dataset}'}; the pool is empty")
     order = make_policy(specs[0], pool, seed=args.seed).plan()
     result = apply_budget(pool, order, budget=args.budget, floor=args.floor)
     write_pool(result[["topic", "doc", "order", "best_rank", "runs", "n_runs"]], args.output)
@@ -225,8 +239,9 @@ def _sample(args: argparse.Namespace) -> int:
         raise UsageError(f"--floor does not apply to --sample: to judge every run's top "
                          f"{args.floor}, give that stratum rate 1, e.g. strata({args.floor}:1.0,"
                          f"{args.depth}:0.1)")
-    if args.exclude is not None:
-        raise UsageError("--exclude does not apply to --sample: the inclusion probabilities "
+    if args.exclude is not None or args.dataset is not None:
+        option = "--exclude" if args.exclude is not None else "--dataset"
+        raise UsageError(f"{option} does not apply to --sample: the inclusion probabilities "
                          "refer to the whole pool; sample it, then judge the sampled pairs")
     specs = _specs(args, (DEFAULT_STRATEGY,))
     spec = specs[0]
@@ -237,7 +252,7 @@ def _sample(args: argparse.Namespace) -> int:
     if args.explicit_depth is not None and design.depth != args.explicit_depth:
         raise UsageError(f"--depth {args.explicit_depth} disagrees with --sample {design}, "
                          f"of depth {design.depth}")
-    pool = build_pool(read_runs(args.runs, depth=design.depth), design.depth)
+    pool = build_pool(_pool_inputs(args, design.depth)[0], design.depth)
     if args.budget is not None and args.budget >= len(pool.pairs):
         warn("pool", f"--budget {args.budget} covers the whole pool ({len(pool.pairs)} pairs): "
              "every pair is sampled")
@@ -250,6 +265,29 @@ def _sample(args: argparse.Namespace) -> int:
               f"{len(frame)} pairs, {len(pool.topics)} topics", file=stream)
         print(stratum_summary(frame, design).to_string(index=False), file=stream)
     return 0
+
+
+def _pool_inputs(args: argparse.Namespace, depth: int):
+    """The runs to pool (name, run) and the ``--exclude`` qrels (or None), at the level of
+    ``--units``/``--level``: without ``--units`` each run is cut to its top ``depth`` as it is
+    read; with it runs are read whole, since a document's place depends on all its chunks."""
+    from pooljudge.cli.units_inputs import load_units, qrels_at, run_levels, runs_at
+    from pooljudge.formats.trec import read_qrels
+
+    refuse_both(args, "--exclude", args.exclude, "qrels")
+    units = load_units(args, "pool")
+    exclude = read_qrels(args.exclude) if args.exclude else dataset_qrels(args)
+    if units is None:
+        return read_runs(args.runs, depth=depth), exclude
+    level, runs = args.level, read_runs(args.runs)
+    if level is None:  # every run's level decides: read them all first
+        held = dict(runs)
+        level = "chunk" if set(run_levels(held, units).values()) == {"chunk"} else "doc"
+        runs = ((name, held.pop(name)) for name in list(held))
+    if exclude is not None:
+        exclude = qrels_at(exclude, units, level, path=args.exclude or f"dataset {args.dataset}",
+                           command="pool")[0]
+    return runs_at(runs, units, level), exclude
 
 
 def _print_stats(pool, stream) -> None:
@@ -273,8 +311,8 @@ def _simulate(args: argparse.Namespace) -> int:
     _check_common(args)
     _refuse(args, "pool simulate", {
         "--budget": args.budget is not None, "--floor": args.floor != 0,
-        "--exclude": args.exclude is not None, "-o/--output": args.output != "-",
-        "--stats": args.stats, "--draws": args.draws is not None,
+        "--exclude": args.exclude is not None, "--dataset": args.dataset is not None,
+        "-o/--output": args.output != "-", "--stats": args.stats, "--draws": args.draws is not None,
         "-m/--measure": args.measure is not None, "--format json": args.format == "json"})
     if len(args.runs) < 3:
         raise UsageError("pool simulate needs QRELS and at least one RUN")
@@ -302,7 +340,8 @@ def _simulate_designs(args: argparse.Namespace) -> int:
     _check_common(args)
     _refuse(args, "pool simulate --sample", {
         "--floor": args.floor != 0, "--exclude": args.exclude is not None,
-        "-o/--output": args.output != "-", "--stats": args.stats, "--rel": args.rel != 1,
+        "--dataset": args.dataset is not None, "-o/--output": args.output != "-",
+        "--stats": args.stats, "--rel": args.rel != 1,
         "--strategy": args.strategy is not None})
     args.draws = args.draws or DEFAULT_DRAWS
     return simulate_designs_cmd(args)

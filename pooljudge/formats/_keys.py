@@ -16,8 +16,9 @@ import pyarrow as pa
 
 from pooljudge.formats._arrow import all_true, decode, equal, take
 from pooljudge.formats._arrow_numpy import int_array, numpy_of
+from pooljudge.formats._sort import segment_starts, sorted_within
 
-__all__ = ["all_same_strings", "first_repeat", "pair_keys", "string_hashes"]
+__all__ = ["all_same_strings", "first_repeat", "pair_keys", "string_hashes", "surely_no_repeat"]
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -80,6 +81,25 @@ def pair_keys(topic_codes: np.ndarray, doc_hashes: np.ndarray) -> np.ndarray:
 def all_same_strings(left: pa.Array, right: pa.Array) -> bool:
     """Whether two equally long string arrays (plain or dictionary) are equal row by row."""
     return all_true(equal(decode(left), decode(right)))
+
+
+def surely_no_repeat(topic_codes: np.ndarray, doc_hashes: np.ndarray) -> bool:
+    """True when no (topic, doc) pair can repeat: the topics come grouped (each code's rows
+    contiguous) and no doc hash repeats within a topic. False means "maybe" (a topic comes back,
+    or two hashes are equal): then :func:`first_repeat` decides.
+
+    Each topic's hashes are sorted alone (:func:`~pooljudge.formats._sort.sorted_within`),
+    several times cheaper than sorting the pair keys of all rows.
+    """
+    codes = np.asarray(topic_codes)
+    starts = segment_starts(codes)
+    if len(starts) > 1 and not bool((codes[starts][1:] > codes[starts][:-1]).all()):
+        return False  # codes come in first-appearance order: one went back
+    lengths = np.diff(np.append(starts, len(codes)))
+    ordered = sorted_within(doc_hashes, starts, lengths)
+    equal = ordered[1:] == ordered[:-1]
+    equal[starts[1:] - 1] = False  # across two topics
+    return not bool(equal.any())
 
 
 def first_repeat(keys: np.ndarray, topics: pa.Array, docs: pa.Array) -> int | None:

@@ -8,7 +8,6 @@ import json
 import os
 import stat
 import sys
-import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
@@ -19,20 +18,28 @@ PathLike = str | os.PathLike[str]
 _BOM = b"\xef\xbb\xbf"
 
 
-def read_bytes(path: PathLike) -> bytes:
-    """The file's bytes, gunzipped when it is gzip (by magic number, not by name).
-
-    A leading UTF-8 byte-order mark is dropped, so every text reader accepts one. Raises
-    InputError for a missing, unreadable, corrupt or empty (or blank) file.
-    """
+@contextlib.contextmanager
+def input_errors(path: PathLike) -> Iterator[None]:
+    """Turn an OSError while opening or reading ``path`` into one InputError naming it: no
+    such file, a directory, or the system's reason."""
     try:
-        raw = Path(path).read_bytes()
+        yield
     except FileNotFoundError:
         raise InputError("no such file", path=path) from None
     except IsADirectoryError:
         raise InputError("is a directory, not a file", path=path) from None
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", path=path) from None
+
+
+def read_bytes(path: PathLike) -> bytes:
+    """The file's bytes, gunzipped when it is gzip (by magic number, not by name).
+
+    A leading UTF-8 byte-order mark is dropped, so every text reader accepts one. Raises
+    InputError for a missing, unreadable, corrupt or empty (or blank) file.
+    """
+    with input_errors(path):
+        raw = Path(path).read_bytes()
     if raw[:2] == b"\x1f\x8b":
         try:
             raw = _gunzip(raw)
@@ -90,6 +97,8 @@ def temporary_files(contents: Iterable[tuple[str, bytes]]) -> Iterator[list[Path
     readers that take paths (uploads, standard input); the paths in order, all removed after.
     Only the last part of a name is used, so a name cannot leave the folder; a name given twice
     is one file holding the last bytes."""
+    import tempfile  # here: it imports shutil, 15-25 ms a command without output files pays
+
     with tempfile.TemporaryDirectory(prefix="pooljudge-") as folder:
         paths = []
         for name, data in contents:
@@ -177,6 +186,8 @@ def _replace(target: Path, mode: str, *, shown: PathLike) -> Iterator[IO]:
     """Write a temporary file in ``target``'s folder and rename it onto ``target``."""
     if not target.parent.is_dir():
         raise InputError(f"cannot write: folder {target.parent} does not exist", path=shown)
+    import tempfile
+
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, mode, **_encoding(mode)) as handle:

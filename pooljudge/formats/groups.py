@@ -19,15 +19,22 @@ from pooljudge.formats.files import PathLike, read_utf8
 __all__ = ["read_run_groups", "read_topic_groups"]
 
 
+ALL_TOPICS = "all"  # the name of every table's row of all topics
+
+
 def read_topic_groups(path: PathLike) -> pd.DataFrame:
     """Read ``topic group`` lines into a DataFrame with string columns ``topic`` and ``group``.
 
     Raises InputError naming ``path:line`` for a line with no group, a (topic, group) pair listed
-    twice, undecodable bytes, or a file without any pair.
+    twice, the group name ``all`` (reserved: every table's row of all topics), undecodable
+    bytes, or a file without any pair.
     """
     rows = _read_pairs(path, "topic")
     seen: dict[tuple[str, str], int] = {}
     for number, topic, group in rows:
+        if group == ALL_TOPICS:
+            raise InputError(f"group name {ALL_TOPICS!r} is reserved for the row of every "
+                             "topic; rename the group", path=path, line=number)
         first = seen.setdefault((topic, group), number)
         if first != number:
             raise InputError(f"topic {topic} listed twice in group {group!r} (first on line "

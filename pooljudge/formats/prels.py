@@ -13,22 +13,33 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from pooljudge.errors import InputError
-from pooljudge.formats._columns import clip
+from pooljudge.formats._fields import clip
 from pooljudge.formats.files import PathLike, atomic_writer, read_utf8
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["PRELS_COLUMNS", "read_prels", "write_prels"]
+__all__ = ["PRELS_COLUMNS", "prels_bytes", "prels_lines", "read_prels", "write_prels"]
 
 PRELS_COLUMNS = ("topic", "doc", "label", "stratum", "inclusion")
 
 
 def write_prels(prels: pd.DataFrame, path: PathLike) -> None:
-    """Write prels (a sampled pool's estimator input) as TSV: the header ``topic doc label stratum
-    inclusion``, then one line per pooled pair sorted by topic and document; ``label`` is empty
-    for a pair not sampled or not judged (NA in the frame), ``inclusion`` is written with ``repr``
-    precision so that it reads back exactly."""
+    """Write prels (a sampled pool's estimator input) as TSV (:func:`prels_lines`), atomically."""
+    with atomic_writer(path) as handle:
+        handle.writelines(prels_lines(prels))
+
+
+def prels_bytes(prels: pd.DataFrame) -> bytes:
+    """The TSV text :func:`write_prels` writes, as UTF-8 bytes (the app's download)."""
+    return "".join(prels_lines(prels)).encode("utf-8")
+
+
+def prels_lines(prels: pd.DataFrame) -> list[str]:
+    """The prels TSV's lines: the header ``topic doc label stratum inclusion``, then one line per
+    pooled pair sorted by topic and document; ``label`` is empty for a pair not sampled or not
+    judged (NA in the frame), ``inclusion`` is written with ``repr`` precision so that it reads
+    back exactly."""
     import pandas as pd
 
     missing = [c for c in PRELS_COLUMNS if c not in prels.columns]
@@ -39,9 +50,8 @@ def write_prels(prels: pd.DataFrame, path: PathLike) -> None:
     rows = zip(ordered["topic"].astype(str).tolist(), ordered["doc"].astype(str).tolist(), labels,
                ordered["stratum"].astype(int).tolist(), ordered["inclusion"].astype(float).tolist(),
                strict=True)
-    with atomic_writer(path) as handle:
-        handle.write("\t".join(PRELS_COLUMNS) + "\n")
-        handle.writelines(f"{t}\t{d}\t{lab}\t{s}\t{p!r}\n" for t, d, lab, s, p in rows)
+    return ["\t".join(PRELS_COLUMNS) + "\n",
+            *(f"{t}\t{d}\t{lab}\t{s}\t{p!r}\n" for t, d, lab, s, p in rows)]
 
 
 def read_prels(path: PathLike) -> pd.DataFrame:

@@ -36,6 +36,7 @@ from pooljudge.formats._columns import (
 )
 from pooljudge.formats.files import PathLike, atomic_writer, read_utf8
 from pooljudge.formats.prels import PRELS_COLUMNS, read_prels, write_prels
+from pooljudge.formats.pyterrier import recognise_columns
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -114,11 +115,15 @@ def read_qrels(path: PathLike) -> pd.DataFrame:
 def run_columns(run: pd.DataFrame, *, name: str = "run") -> RunColumns:
     """Encode a run DataFrame (``topic, doc, score``) as checked arrays.
 
+    PyTerrier's ``qid, docno`` and ir_measures' ``query_id, doc_id`` are recognised
+    (:func:`pooljudge.formats.pyterrier.recognise_columns`); a ``rank`` column is ignored.
+
     Raises InputError naming ``name`` for a missing column, a non-finite score or a document
     listed twice for one topic.
     """
     import pandas as pd
 
+    run = recognise_columns(run, ("topic", "doc", "score"), name=name)
     _require_columns(run, ("topic", "doc", "score"), name)
     score = pd.to_numeric(run["score"], errors="coerce").to_numpy(dtype=np.float64)
     bad = ~np.isfinite(score)
@@ -131,9 +136,11 @@ def run_columns(run: pd.DataFrame, *, name: str = "run") -> RunColumns:
 
 
 def qrels_columns(qrels: pd.DataFrame, *, name: str = "qrels") -> QrelsColumns:
-    """Encode a qrels DataFrame (``topic, doc, label``) as checked arrays (see run_columns)."""
+    """Encode a qrels DataFrame (``topic, doc, label``) as checked arrays (see run_columns;
+    PyTerrier's ``qid, docno, label`` and ir_measures' ``query_id, doc_id, relevance`` too)."""
     import pandas as pd
 
+    qrels = recognise_columns(qrels, ("topic", "doc", "label"), name=name)
     _require_columns(qrels, ("topic", "doc", "label"), name)
     labels = pd.to_numeric(qrels["label"], errors="coerce").to_numpy(dtype=np.float64)
     bad = ~np.isfinite(labels) | (labels != np.round(labels))

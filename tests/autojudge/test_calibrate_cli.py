@@ -122,7 +122,7 @@ def _plain_p10(qrels, runs, capsys) -> float:
     """P@10 summed over runs by eval without --provenance (numbers left untouched)."""
     assert main(["eval", str(qrels), *runs, "--format", "tsv", "-m", "P@10"]) == 0
     rows = pd.read_csv(__import__("io").StringIO(capsys.readouterr().out), sep="\t")
-    return float(rows["value"].sum())
+    return float(rows.loc[rows["measure"] == "P@10", "value"].sum())  # not NumRet, short@10
 
 
 @pytest.mark.parametrize(("argv", "message"), [

@@ -27,6 +27,15 @@ GOOD: dict[str, str] = {
     "scale": '[{"value": 0, "name": "no"}, {"value": 1, "name": "yes"}]\n',
     "judgments": "annotator\ttopic\tdoc\tlabel\n" + "".join(
         f"bob\t{t}\td1\t1\n" for t in (1, 2, 3)),
+    # run files relative to the manifest's folder: the good folder holds run_a and run_b
+    "manifest": "run\tstage\tpipeline\nrun_a\tretrieve\tp\nrun_b\trerank\tp\n",
+    "log": "".join(
+        f'{{"query_id": "{t}", "config": "{c}", "latency_ms": {t}.5, "category": "c{t % 2}", '
+        f'"results": [{{"id": "d{t}"}}, {{"id": "d{t + 1}"}}]}}\n'
+        for t in (1, 2, 3) for c in ("a", "b")),
+    "latency": "run\tqueries\tretrievals\ttimed\tmean_ms\tp50_ms\tp95_ms\tp99_ms\n"
+               "run_a\t3\t3\t3\t4.0\t4.0\t5.0\t5.0\n",
+    "units": "".join(f"d{d} D{(d + 1) // 2}\n" for d in range(1, 7)),
 }
 
 

@@ -50,6 +50,23 @@ COMMANDS: dict[str, tuple[str, Builder]] = {
         "correlate", f"{g}/qrels", f"{g}/qrels", b, f"{g}/run_a", "-o", o]),
     "report/qrels": ("qrels", lambda g, b, o, d: ["report", b, f"{g}/run_a", "-o", o]),
     "report/run": ("run", lambda g, b, o, d: ["report", f"{g}/qrels", b, f"{g}/run_a", "-o", o]),
+    "report/topic-groups": ("tgroups", lambda g, b, o, d: [
+        "report", f"{g}/qrels", f"{g}/run_a", f"{g}/run_b", "--topic-groups", b, "-o", o]),
+    "report/latency": ("latency", lambda g, b, o, d: [
+        "report", f"{g}/qrels", f"{g}/run_a", "--latency", b, "-o", o]),
+    "report/units": ("units", lambda g, b, o, d: [
+        "report", f"{g}/qrels", f"{g}/run_a", "--units", b, "-o", o]),
+    "eval/units": ("units", lambda g, b, o, d: [
+        "eval", f"{g}/qrels", f"{g}/run_a", "--units", b, "-o", o]),
+    "compare-stages/qrels": ("qrels", lambda g, b, o, d: [
+        "compare-stages", b, "--manifest", f"{g}/manifest", "-o", o]),
+    "compare-stages/manifest": ("manifest", lambda g, b, o, d: [
+        "compare-stages", f"{g}/qrels", "--manifest", b, "-o", o]),
+    "compare-stages/topic-groups": ("tgroups", lambda g, b, o, d: [
+        "compare-stages", f"{g}/qrels", "--manifest", f"{g}/manifest", "--topic-groups", b,
+        "-o", o]),
+    "logs sample": ("log", lambda g, b, o, d: ["logs", "sample", b, "--n", "2", "-o", o]),
+    "logs import": ("log", lambda g, b, o, d: ["logs", "import", b, "--out", o]),
     "init/topics": ("topics", lambda g, b, o, d: _init(g, d, topics=b)),
     "init/docs": ("docs", lambda g, b, o, d: _init(g, d, docs=b)),
     "init/pool": ("pool", lambda g, b, o, d: _init(g, d, pool=b)),
@@ -59,6 +76,7 @@ COMMANDS: dict[str, tuple[str, Builder]] = {
         "judgments", "import", b, "--campaign", "demo", "--new-annotator", "llm", "--db", d]),
 }
 DATABASE_COMMANDS = {"judgments import"}  # write into the shared campaign database
+FOLDER_COMMANDS = {"logs import"}  # write a new folder: it must not appear
 
 
 def _init(good: Path, db: str, **given: str) -> list[str]:
@@ -69,8 +87,11 @@ def _init(good: Path, db: str, **given: str) -> list[str]:
 
 # --- bad inputs: name -> {kind: (content, line named in the error or None)} -------------------
 
-ALL_KINDS = ("qrels", "run", "tgroups", "rgroups", "topics", "docs", "pool", "scale", "judgments")
+ALL_KINDS = ("qrels", "run", "tgroups", "rgroups", "topics", "docs", "pool", "scale", "judgments",
+             "manifest", "log", "latency", "units")
 LINE_KINDS = tuple(k for k in ALL_KINDS if k != "scale")
+HEADER_KINDS = ("tgroups", "rgroups", "topics", "pool", "judgments", "manifest", "latency")
+JSON_NUMBERS = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity", "1e400": "1e400"}
 
 
 def _everywhere(content: bytes, line: int | None = None, kinds=ALL_KINDS) -> dict:
@@ -83,7 +104,7 @@ def _second_line(lines: dict[str, str]) -> dict:
     cases = {}
     for kind, bad in lines.items():
         first = GOOD[kind].splitlines(keepends=True)
-        header = kind in ("tgroups", "rgroups", "topics", "pool", "judgments")
+        header = kind in HEADER_KINDS
         content = "".join(first[: 2 if header else 1]) + bad
         cases[kind] = (content.encode(), 3 if header else 2)
     return cases
@@ -101,10 +122,12 @@ BAD_INPUTS: dict[str, dict] = {
     "wrong-columns": _second_line({
         "qrels": "1 0 d9\n", "run": "1 Q0 d9 1 2.0\n", "tgroups": "2\n", "rgroups": "run_b\n",
         "topics": "4\tfour\n", "pool": "3\td9\t3\n", "judgments": "bob\t2\td1\n",
-        "docs": '{"id": "d9"} trailing\n'}),
+        "docs": '{"id": "d9"} trailing\n', "manifest": "run_c\n", "log": '{"query_id": "q9"}\n',
+        "latency": "run_b\t1\n", "units": "d9\n"}),
     **{f"{value}-value": _second_line({
         "qrels": f"1 0 d9 {value}\n", "run": f"1 Q0 d9 7 {value} tag\n",
-        "pool": f"3\td9\t{value}\t3\trun_a\n", "judgments": f"bob\t2\td2\t{value}\n"})
+        "pool": f"3\td9\t{value}\t3\trun_a\n", "judgments": f"bob\t2\td2\t{value}\n",
+        "log": f'{{"query_id": "q9", "latency_ms": {JSON_NUMBERS[value]}, "results": []}}\n'})
        for value in ("nan", "inf", "-inf", "1e400")},
     "huge-int": _second_line({
         "qrels": "1 0 d9 99999999999999999999999\n",
@@ -113,9 +136,11 @@ BAD_INPUTS: dict[str, dict] = {
     "huge-id-twice": _second_line({
         "run": "1 Q0 d1 9 0.5 tag\n".replace("d1", "d1" + "z" * 100_000) * 2,
         "qrels": "1 0 d1 1\n".replace("d1", "d1" + "z" * 100_000) * 2}),
-    "json-not-object": {**_second_line({"docs": "[1, 2]\n", "judgments": "[1, 2]\n"}),
+    "json-not-object": {**_second_line({"docs": "[1, 2]\n", "judgments": "[1, 2]\n",
+                                        "log": "[1, 2]\n"}),
                         "topics": (b'{"id": "1", "title": "one"}\n[1, 2]\n', 2)},
-    "invalid-json": {**_second_line({"docs": '{"id": "d9", \n', "judgments": '{"topic": \n'}),
+    "invalid-json": {**_second_line({"docs": '{"id": "d9", \n', "judgments": '{"topic": \n',
+                                     "log": '{"query_id": \n'}),
                      "topics": (b'{"id": "1", "title": "one"}\n{"id": \n', 2)},
     "scale-not-labels": {"scale": (b'{"value": 0}\n', None)},
     "time-not-a-time": {"judgments": (
@@ -127,6 +152,7 @@ BAD_INPUTS: dict[str, dict] = {
         "topics": (b"id\ttitle\tid\n1\tone\t2\n", 1),
         "docs": (b"id\ttitle\ttext\ttitle\nd1\ta\tb\tc\n", 1),
         "judgments": (b"annotator\ttopic\tdoc\tlabel\tlabel\nbob\t1\td1\t1\t0\n", 1),
+        "manifest": (b"run\tstage\trun\nrun_a\tretrieve\trun_b\n", 1),
     },
 }
 # The huge-id lines: the second repeats the first one's pair, so the error is on line 3.
@@ -157,7 +183,8 @@ SUBPROCESS = [("eval/run", "binary"), ("pool/run", "wrong-columns"),
               ("simulate/run", "truncated-gzip"), ("report/qrels", "nan-value"),
               ("init/docs", "invalid-json"), ("init/pool", "duplicate-header"),
               ("init/topics", "directory"), ("bias/group-map", "missing"),
-              ("judgments import", "dev-null")]
+              ("judgments import", "dev-null"), ("logs import", "invalid-json"),
+              ("compare-stages/manifest", "wrong-columns"), ("report/latency", "missing")]
 
 
 def _bad_path(tmp_path: Path, kind: str, name: str) -> tuple[str, int | None]:
@@ -174,9 +201,17 @@ def _bad_path(tmp_path: Path, kind: str, name: str) -> tuple[str, int | None]:
     return str(path), line
 
 
+def _runs_beside(kind: str, good: Path, folder: Path) -> None:
+    """A manifest names its runs relative to its folder: copy the good runs beside it."""
+    if kind == "manifest":
+        for run in ("run_a", "run_b"):
+            shutil.copy(good / run, folder / run)
+
+
 def _setup(command: str, name: str, good: Path, campaign_db: str, tmp_path: Path):
     kind, build = COMMANDS[command]
     bad, line = _bad_path(tmp_path, kind, name)
+    _runs_beside(kind, good, tmp_path)
     if command in DATABASE_COMMANDS:
         db_file = Path(campaign_db.removeprefix("sqlite:///"))
         written, db = db_file, campaign_db
@@ -184,6 +219,9 @@ def _setup(command: str, name: str, good: Path, campaign_db: str, tmp_path: Path
     elif command.startswith("init/"):
         written = tmp_path / "fresh.db"
         db, out = f"sqlite:///{written}", str(tmp_path / "unused.tsv")
+    elif command in FOLDER_COMMANDS:
+        written = tmp_path / "out.dir"
+        db, out = "", str(written)
     else:
         written = tmp_path / "out.file"
         written.write_bytes(b"the old output\n")
@@ -250,6 +288,7 @@ def test_good_input_with_bom_crlf_or_long_ids_is_accepted(
     if kind == "run":
         content = content.replace(b"tag", b"run_c")
         path = tmp_path / "run_c"
+    _runs_beside(kind, good, tmp_path)
     path.write_bytes(content)
     db = campaign_db
     if command.startswith("init/"):
@@ -258,7 +297,8 @@ def test_good_input_with_bom_crlf_or_long_ids_is_accepted(
         copy = tmp_path / "copy.db"
         shutil.copy(campaign_db.removeprefix("sqlite:///"), copy)
         db = f"sqlite:///{copy}"
-    argv = build(good, str(path), str(tmp_path / "out.file"), db)
+    out = tmp_path / ("out.dir" if command in FOLDER_COMMANDS else "out.file")
+    argv = build(good, str(path), str(out), db)
     status = run_inprocess(argv)
     err = capsys.readouterr().err
     assert status == 0 and "error" not in err, err

@@ -171,3 +171,45 @@ def test_relevant_documents_outside_the_pool_make_the_pool_gap():
     assert runs.loc["r1", "pool_gap"] == pytest.approx((1 + 2 / 3) / 2 - (1 + 2 / 3) / 3)
     assert np.allclose(runs["bias"], runs["pool_gap"])
     assert result.summary.loc[0, "pool_gap"] == pytest.approx(runs["pool_gap"].mean())
+
+
+def test_stacked_draws_equal_draws_estimated_one_at_a_time():
+    """The batch computation gives, per draw, what estimating each drawn sample on its own
+    gives (three topics, one the second run lacks, strata and xinfAP's counts, nDCG)."""
+    from dataclasses import replace
+
+    from metrics.evaluate import load_qrels
+    from metrics.join import join
+    from metrics.prels import bind_prels
+    from pooling.sampling import draw, plan_sample
+
+    qrels = pd.DataFrame({"topic": ["1"] * 4 + ["2"] * 3 + ["3"] * 2,
+                          "doc": list("abcd") + list("fgh") + list("jk"),
+                          "label": [2, 0, 1, 0, 1, 1, 0, 0, 1]})
+    frames = {"r1": pd.concat([_run(list("abcex")), _run(list("fghy"), "2"),
+                               _run(list("jk"), "3")]),
+              "r2": pd.concat([_run(list("ebac")), _run(list("hgf"), "2")])}
+    pool = build_pool(frames, 3)
+    runs = {n: run_columns(f, name=n) for n, f in frames.items()}
+    measures = [parse(m) for m in ("statAP", "xinfAP", "statPrec@2", "statNDCG", "infNDCG@3")]
+    design = parse_design("strata(1:1.0,3:0.5)")
+    result = simulate_designs(qrels, runs, pool, [design], [None], draws=30, seed=5,
+                              measures=measures).runs.set_index(["measure", "run"])
+    prepared = load_qrels(qrels)
+    pairs = pool.pairs[["topic", "doc"]].merge(qrels, how="left").fillna({"label": 0})
+    plan = plan_sample(pool, design)
+    prels = bind_prels(pairs.assign(label=pairs["label"].astype(np.int64), stratum=plan.stratum,
+                                    inclusion=plan.inclusion), prepared)
+    rng = np.random.default_rng([5, 0, 0])
+    rankings = {n: join(prepared, r, prels=prels) for n, r in runs.items()}
+    alone = {(str(m), n): [] for m in measures for n in runs}
+    for _ in range(30):
+        drawn = prels.reweighted(draw(plan, rng).astype(np.float64))
+        for name, ranking in rankings.items():
+            replica = replace(ranking, prels=drawn, _cache=dict(ranking._cache))
+            for m in measures:
+                alone[(str(m), name)].append(float(np.mean(m.spec.compute(replica, m))))
+    for key, values in alone.items():
+        assert result.loc[key, "mean"] == pytest.approx(np.mean(values), abs=1e-12), key
+        assert result.loc[key, "sd"] == pytest.approx(np.std(values), abs=1e-12), key
+    assert result["sd"].max() > 0  # the draws differ

@@ -182,7 +182,7 @@ def test_key_collisions_in_blocks_take_the_exact_path(tmp_path, small_batches, m
                                                       one_judgment):
     """Every pair of a topic gets one key: the qrels' keys repeat (several judgments a topic),
     or stay unique while each run document matches its topic's key (one judgment a topic)."""
-    import metrics.join as join
+    import metrics.qrels_lookup as lookup
 
     qrels, rows = _collection(tmp_path, 7)
     if one_judgment:
@@ -190,7 +190,7 @@ def test_key_collisions_in_blocks_take_the_exact_path(tmp_path, small_batches, m
         qrels.write_text("".join({line.split()[0]: line for line in lines}.values()))
     run = _write_run(tmp_path / "run.txt", rows)
     expected = tidy(score_all(qrels, [run], MEASURES, block_bytes=None)[1], per_topic=True)
-    monkeypatch.setattr(join, "pair_keys", lambda topic, hashes: np.asarray(topic).astype(
+    monkeypatch.setattr(lookup, "pair_keys", lambda topic, hashes: np.asarray(topic).astype(
         np.uint64) << np.uint64(40))
     got = tidy(score_all(qrels, [run], MEASURES)[1], per_topic=True)
     pd.testing.assert_frame_equal(got, expected)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 import metrics
 from metrics.groups import GROUP_COLUMNS, group_means
@@ -87,11 +89,36 @@ def test_group_means_against_direct_means():
                         "1 grouped topic(s) were not evaluated, e.g. 9"]
 
 
+def test_group_means_t_intervals_against_scipy():
+    rng = np.random.default_rng(2)
+    values = rng.uniform(0.05, 1, size=7)
+    per_topic = pd.DataFrame({
+        "run": "r", "topic": [str(t) for t in range(7)] * 3,
+        "measure": ["AP"] * 7 + ["GMAP"] * 7 + ["NumRel"] * 7,
+        "value": np.concatenate([values, values, np.arange(7.0)]),
+    })
+    groups = pd.DataFrame({"topic": [str(t) for t in range(6)] + ["6"],
+                           "group": ["six"] * 6 + ["one"]})
+    table, _ = group_means(per_topic, groups)
+    got = table.set_index(["group", "measure"])
+    six = values[:6]
+    low, high = stats.t.interval(0.95, 5, loc=six.mean(), scale=stats.sem(six))
+    assert got.loc[("six", "AP"), ["ci_low", "ci_high"]].tolist() == pytest.approx([low, high])
+    logs = np.log(six)
+    low, high = stats.t.interval(0.95, 5, loc=logs.mean(), scale=stats.sem(logs))
+    assert got.loc[("six", "GMAP"), "value"] == pytest.approx(np.exp(logs.mean()))
+    assert got.loc[("six", "GMAP"), ["ci_low", "ci_high"]].tolist() == pytest.approx(
+        [np.exp(low), np.exp(high)])
+    assert got.loc[("six", "NumRel"), ["ci_low", "ci_high"]].isna().all()  # a count: none
+    assert got.loc[("one", "AP"), ["ci_low", "ci_high"]].isna().all()  # one topic: none
+
+
 def test_group_means_ignore_missing_values_in_counts():
     per_topic = pd.DataFrame({"run": "r", "topic": ["1", "2"], "measure": "RecallDepth(r=0.95)",
                               "value": [12.0, float("nan")]})
     table, _ = group_means(per_topic, pd.DataFrame({"topic": ["1", "2"], "group": ["g", "g"]}))
     assert table[["topics", "value"]].values.tolist() == [[1, 12.0]]
+    assert table[["ci_low", "ci_high"]].isna().all(axis=None)
 
 
 def _small_collection(tmp_path):
@@ -121,7 +148,7 @@ def test_eval_topic_groups_cli(tmp_path, capsys):
     assert main(["eval", str(qrels), str(run), "-m", "AP", "--topic-groups", str(groups),
                  "--format", "tsv"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == "run\tgroup\tmeasure\ttopics\tvalue"
+    assert out[0] == "run\tgroup\tmeasure\ttopics\tvalue\tci_low\tci_high"
     rows = {tuple(line.split("\t")[1:4]): float(line.split("\t")[4]) for line in out[1:]}
     tidy = metrics.evaluate(qrels, [run], ["AP"])
     ap = tidy[tidy["topic"] != "all"].set_index("topic")["value"]
@@ -150,3 +177,25 @@ def test_eval_refuses_topic_groups_with_a_provenance_instead_of_ignoring_it(tmp_
     err = capsys.readouterr().err.strip()
     assert err.startswith("pooljudge: error: --provenance and --topic-groups cannot be combined")
     assert "\n" not in err
+
+
+@pytest.mark.parametrize("command", ["eval", "compare", "compare-stages", "report"])
+def test_a_group_named_all_is_refused_by_every_command(tmp_path, capsys, command):
+    """``all`` is every table's row of all topics: a group of that name would overwrite it."""
+    from pooljudge.cli import main
+
+    (tmp_path / "q").write_text("1 0 a 1\n2 0 b 1\n")
+    for name in ("r1", "r2"):
+        (tmp_path / name).write_text("1 Q0 a 1 1 r\n2 Q0 b 1 1 r\n")
+    (tmp_path / "groups").write_text("1 news\n2 all\n")
+    (tmp_path / "m.tsv").write_text(f"run\tstage\n{tmp_path / 'r1'}\tretrieve\n"
+                                    f"{tmp_path / 'r2'}\trerank\n")
+    argv = {"compare-stages": ["compare-stages", str(tmp_path / "q"), "--manifest",
+                               str(tmp_path / "m.tsv")],
+            "report": ["report", str(tmp_path / "q"), str(tmp_path / "r1"), str(tmp_path / "r2"),
+                       "-o", str(tmp_path / "o.html")]}.get(
+        command, [command, str(tmp_path / "q"), str(tmp_path / "r1"), str(tmp_path / "r2")])
+    assert main([*argv, "--topic-groups", str(tmp_path / "groups")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "groups:2: group name 'all' is reserved" in err, err
+    assert not (tmp_path / "o.html").exists()

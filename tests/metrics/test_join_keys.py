@@ -62,19 +62,19 @@ def test_run_files_score_like_frames_and_like_pytrec_eval(tmp_path, seed):
 
 
 def test_colliding_qrels_keys_use_the_exact_path(tmp_path, monkeypatch):
-    import metrics.join as join
+    import metrics.qrels_lookup as lookup
 
     qrels, runs = _collection(3)
     qrels_path, run_paths = _files(tmp_path, qrels, runs)
     expected = evaluate(qrels_path, run_paths, MEASURES)
     # Every document of a topic gets one key: the qrels' keys repeat.
-    monkeypatch.setattr(join, "pair_keys", lambda topic, hashes: np.asarray(topic).astype(
+    monkeypatch.setattr(lookup, "pair_keys", lambda topic, hashes: np.asarray(topic).astype(
         np.uint64) << np.uint64(40))
     pd.testing.assert_frame_equal(evaluate(qrels_path, run_paths, MEASURES), expected)
 
 
 def test_a_run_key_matching_another_document_uses_the_exact_path(tmp_path, monkeypatch):
-    import metrics.join as join
+    import metrics.qrels_lookup as lookup
 
     qrels, runs = _collection(4, one_judgment_per_topic=True)
     qrels["label"] = 1
@@ -85,6 +85,6 @@ def test_a_run_key_matching_another_document_uses_the_exact_path(tmp_path, monke
     assert expected.query("measure == 'NumRelRet' and topic == 'all'")["value"].min() > 0
     # One judged document per topic keeps the qrels' keys unique, while every run document of
     # a topic now matches its key: only the string check can tell them apart.
-    monkeypatch.setattr(join, "pair_keys", lambda topic, hashes: np.asarray(topic).astype(
+    monkeypatch.setattr(lookup, "pair_keys", lambda topic, hashes: np.asarray(topic).astype(
         np.uint64) << np.uint64(40))
     pd.testing.assert_frame_equal(evaluate(qrels_path, run_paths, MEASURES), expected)

@@ -28,20 +28,28 @@ RUN = """\
 # Topic 1 ranking: d2 (0), then the 2.0 tie broken by doc id descending: dx (unjudged), d1 (2),
 # then d3 (1). R = 2. P@2 = 0/2; AP = (1/3 + 2/4) / 2; RR = 1/3; Judged@2 = 1/2.
 # Topic 2 is missing from the run: every value 0. Topic 3 is only in the run: ignored.
+# NumRet (4 returned for topic 1, 0 for topic 2) and short@2 (topic 2 returned fewer than 2)
+# follow every run's measures.
 GOLDEN = f"""\
 run\ttopic\tmeasure\tvalue
 run1\t1\tP@2\t0.0
 run1\t1\tAP\t{(1 / 3 + 2 / 4) / 2!r}
 run1\t1\tRR\t{1 / 3!r}
 run1\t1\tJudged@2\t0.5
+run1\t1\tNumRet\t4.0
+run1\t1\tshort@2\t0.0
 run1\t2\tP@2\t0.0
 run1\t2\tAP\t0.0
 run1\t2\tRR\t0.0
 run1\t2\tJudged@2\t0.0
+run1\t2\tNumRet\t0.0
+run1\t2\tshort@2\t1.0
 run1\tall\tP@2\t0.0
 run1\tall\tAP\t{(1 / 3 + 2 / 4) / 4!r}
 run1\tall\tRR\t{1 / 6!r}
 run1\tall\tJudged@2\t0.25
+run1\tall\tNumRet\t4.0
+run1\tall\tshort@2\t1.0
 """
 
 
@@ -73,7 +81,8 @@ def test_tsv_golden(files, tmp_path, capsys):
 def test_means_only_without_per_topic(files, capsys):
     qrels, run = files
     assert main(["eval", str(qrels), str(run), "-m", "P@2", "--format", "tsv"]) == 0
-    assert capsys.readouterr().out == "run\ttopic\tmeasure\tvalue\nrun1\tall\tP@2\t0.0\n"
+    assert capsys.readouterr().out == ("run\ttopic\tmeasure\tvalue\nrun1\tall\tP@2\t0.0\n"
+                                       "run1\tall\tNumRet\t4.0\nrun1\tall\tshort@2\t1.0\n")
 
 
 def test_short_rankings_are_reported(files, capsys):
@@ -88,7 +97,7 @@ def test_table_shows_means_and_unjudged_share(files, capsys):
     out = capsys.readouterr().out
     header, row = out.splitlines()[:2]
     assert header.split() == ["run", "topic", "P@10", "nDCG@10", "AP", "RR", "R@100",
-                              "Judged@10", "unjudged@10"]
+                              "Judged@10", "NumRet", "short@10", "short@100", "unjudged@10"]
     assert row.split()[:2] == ["run1", "all"]
     assert row.split()[-1] == "0.0500"  # topic 1: 1 unjudged / 10; topic 2: 0 -> mean 0.05
 
@@ -99,7 +108,9 @@ def test_json_and_judged_only(files, capsys):
                  "--format", "json"]) == 0
     records = json.loads(capsys.readouterr().out)
     # condensed ranking of topic 1: d2 (0), d1 (2), d3 (1): P@2 = 1/2; topic 2: 0.
-    assert records == [{"run": "run1", "topic": "all", "measure": "P@2", "value": 0.25}]
+    assert records == [{"run": "run1", "topic": "all", "measure": "P@2", "value": 0.25},
+                       {"run": "run1", "topic": "all", "measure": "NumRet", "value": 3.0},
+                       {"run": "run1", "topic": "all", "measure": "short@2", "value": 1.0}]
 
 
 RUN_OK = "1 Q0 d1 1 1.0 t\n"

@@ -385,3 +385,36 @@ def test_annotator_and_label_names_render_literally_on_admin_pages(
     assert _selectbox(at, "Annotator A").value == EVIL   # options are plain text: unescaped
     at = open_page(found["referee"], "adjudicate")
     _literal(at.button(key=keys.adjudicate_key(zlib.crc32(b"7\td1"), 0)).label, f"no {EVIL}")
+
+
+def test_a_sampled_campaign_exports_minus_one_lines_and_its_prels(db, collection, downloads,
+                                                                    open_page, tmp_path) -> None:
+    """The Export page gives what ``pooljudge export`` writes for a sampled pool, byte for
+    byte: the qrels with every pooled-but-unsampled pair at -1 and the prels of every pooled
+    pair."""
+    from annotate.campaigns import CampaignSettings, create_campaign
+    from pooljudge.cli import main
+
+    data = collection({"d1": "7", "d2": "7", "d3": "7", "d5": "8", "d6": "8"}, "body of")
+    data["pool"] = data["pool"].assign(stratum=[1, 1, 2, 1, 1],
+                                       inclusion=[1.0, 1.0, 1 / 3, 0.5, 0.5],
+                                       sampled=[1, 1, 0, 1, 0])
+    settings = CampaignSettings(name="s", scale=SCALE, overlap=1,
+                                people=(("ann1", "annotator"), ("boss", "admin")))
+    people = {p.name: p.token for p in create_campaign(db, settings, **data).people}
+    with session_scope(db) as session:
+        _import(session, "s", [row for row in JUDGED if row[0] == "ann1"
+                               and row[1] in {"d1", "d2", "d5"}])
+    at = open_page(people["boss"], "export")
+    assert not at.exception
+    assert downloads["s.qrels"].decode() == "7 0 d1 1\n7 0 d2 1\n7 0 d3 -1\n8 0 d5 0\n8 0 d6 -1\n"
+    assert at.main.caption[0].value.startswith("3 judged pairs in the qrels")
+    assert any("2 pooled-but-unsampled pairs with label -1" in c.value for c in at.main.caption)
+    prels = downloads["s.prels.tsv"].decode()
+    assert prels.splitlines()[0] == "topic\tdoc\tlabel\tstratum\tinclusion"
+    assert prels.splitlines()[3] == f"7\td3\t\t2\t{1 / 3!r}"
+    assert "\tnan\t" not in prels
+    assert main(["export", "--campaign", "s", "-o", str(tmp_path / "s.qrels"),
+                 "--db", str(db.url)]) == 0
+    assert (tmp_path / "s.qrels").read_bytes() == downloads["s.qrels"]
+    assert (tmp_path / "s.qrels.prels.tsv").read_bytes() == downloads["s.prels.tsv"]

@@ -133,5 +133,8 @@ def test_eval_to_tsv_does_not_import_pandas(tmp_path):
             f"main(['eval', {str(tmp_path / 'q.txt')!r}, {str(tmp_path / 'r.txt')!r}, "
             "'-m', 'P@1', '--format', 'tsv']); print('pandas' in sys.modules)")
     out = python_output(code)
-    # Doc b ties with a and sorts first (doc ids descending): P@1 = 0.
-    assert out.splitlines() == ["run\ttopic\tmeasure\tvalue", "r.txt\tall\tP@1\t0.0", "False"]
+    # Doc b ties with a and sorts first (doc ids descending): P@1 = 0; NumRet and short@1
+    # (topics with fewer than 1 returned) are in every table.
+    assert out.splitlines() == ["run\ttopic\tmeasure\tvalue", "r.txt\tall\tP@1\t0.0",
+                                "r.txt\tall\tNumRet\t2.0", "r.txt\tall\tshort@1\t0.0",
+                                "False"]

@@ -1,0 +1,126 @@
+"""What :func:`metrics.evaluate.evaluate` accepts, made uniform: qrels (a path or a frame)
+prepared for the join, runs (a path, paths, a frame or a mapping name -> frame or path) named
+and read one at a time, and measure names (pooljudge's, trec_eval's, ``NAME.PARAMS``) parsed.
+Moved here from :mod:`metrics.evaluate`, which re-exports ``load_qrels``, ``load_runs`` and
+``parse_all``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, TypeAlias
+
+from metrics.join import Qrels, prepare_qrels
+from metrics.registry import Measure, parse
+from pooljudge.errors import InputError
+from pooljudge.formats.trec import (
+    RunColumns,
+    qrels_columns,
+    read_qrels_columns,
+    read_run_columns,
+    run_columns,
+    run_name,
+)
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "PrelsInput", "QrelsInput", "RunsInput", "load_qrels", "load_runs", "named_runs", "parse_all",
+]
+
+QrelsInput: TypeAlias = "str | os.PathLike[str] | pd.DataFrame"
+PrelsInput: TypeAlias = "str | os.PathLike[str] | pd.DataFrame"
+RunsInput: TypeAlias = (
+    "str | os.PathLike[str] | Sequence[str | os.PathLike[str]]"
+    "| Mapping[str, pd.DataFrame | str | os.PathLike[str]]"
+)
+
+
+def load_qrels(qrels: QrelsInput) -> Qrels:
+    """Read (a path) or encode (a DataFrame with topic, doc, label) and prepare the qrels."""
+    if isinstance(qrels, (str, os.PathLike)):
+        return prepare_qrels(read_qrels_columns(qrels))
+    return prepare_qrels(qrels_columns(qrels))
+
+
+def load_runs(runs: RunsInput) -> Iterator[tuple[str, RunColumns]]:
+    """(name, checked run arrays) for each run, read lazily one at a time.
+
+    A path's name is its file name without folder and ``.gz``; a mapping's keys are the names.
+    Raises InputError when two runs would share a name.
+    """
+    for name, run in named_runs(runs):
+        if isinstance(run, (str, os.PathLike)):
+            yield name, read_run_columns(run)
+        else:
+            yield name, run_columns(run, name=name)
+
+
+def named_runs(runs: RunsInput) -> Iterator[tuple[str, object]]:
+    """(name, path or frame) for each run; InputError when two runs would share a name. A
+    single frame (a PyTerrier ranking, say) is one run named ``run``."""
+    if isinstance(runs, (str, os.PathLike)):
+        runs = [runs]
+    elif _is_frame(runs):
+        runs = {"run": runs}
+    items: Iterable[tuple[str, object]] = (
+        runs.items() if isinstance(runs, Mapping) else ((run_name(p), p) for p in runs)
+    )
+    seen: set[str] = set()
+    for name, run in items:
+        if name in seen:
+            raise InputError(f"two runs are named {name!r}; give them distinct names")
+        seen.add(name)
+        yield name, run
+
+
+def _is_frame(value: object) -> bool:
+    """Whether ``value`` is a pandas DataFrame (pandas not imported to find out)."""
+    frame_type = getattr(sys.modules.get("pandas"), "DataFrame", None)
+    return frame_type is not None and isinstance(value, frame_type)
+
+
+def parse_all(measures: Iterable[str | Measure]) -> list[Measure]:
+    """Parse measure names (Measure objects pass through); duplicates are dropped.
+
+    A name may also be a parameterised trec_eval spelling, which stands for several measures
+    (``P.5,10`` is P@5 and P@10; ``ndcg_cut.10,20``, ``iprec_at_recall..25,.5``...; see
+    :mod:`metrics.trec_names`).
+    """
+    parsed = [m for given in measures for m in _parse_one(given)]
+    if not parsed:
+        raise InputError("no measure given")
+    return list(dict.fromkeys(parsed))
+
+
+def _parse_one(given: str | Measure) -> list[Measure]:
+    """One name as its measures: a pooljudge or trec_eval name, or a trec_eval ``NAME.PARAMS``."""
+    if isinstance(given, Measure):
+        return [given]
+    try:
+        return [parse(given)]
+    except InputError:
+        if "." not in given:
+            raise
+        from metrics.trec_names import expand
+
+        try:
+            entries = expand(given.strip())
+        except InputError:
+            raise InputError(_unknown_spelling(given)) from None
+    numbers = [entry.measure for entry in entries if isinstance(entry.measure, Measure)]
+    if not numbers:
+        raise InputError(f"{given!r} is printed as text, by `pooljudge trec_eval` only")
+    return numbers
+
+
+def _unknown_spelling(given: str) -> str:
+    """The registry's message for ``given`` (it names near measures)."""
+    try:
+        parse(given)
+    except InputError as exc:
+        return str(exc)
+    return f"unknown measure {given!r}"  # pragma: no cover - parse failed a moment ago

@@ -1,0 +1,189 @@
+"""Qrels prepared once for any number of runs, and the lookup of a run's rows in them: each row's
+label, or :data:`UNJUDGED`. Moved here from :mod:`metrics.join`, which re-exports ``UNJUDGED``,
+``Qrels`` and ``prepare_qrels`` and calls :func:`lookup_labels` for the qrels (and, with prels,
+for the prels' key index, a :class:`Qrels` whose labels are row numbers).
+
+A (topic, doc) pair is found through 64-bit keys (topic index, doc hash:
+:func:`~pooljudge.formats.columnar.pair_keys`) and every match is confirmed on the topic index
+and the doc string; after a key collision an exact path (doc ids coded as their position among
+the qrels' distinct doc ids) decides instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+import numpy as np
+import pyarrow as pa
+
+from pooljudge.formats.columnar import (
+    all_same_strings,
+    decode,
+    index_in,
+    int_array,
+    numpy_of,
+    pair_keys,
+    sort_indices,
+    string_hashes,
+    take,
+    unique,
+)
+from pooljudge.formats.ranking import byte_order_codes
+from pooljudge.formats.trec import QrelsColumns, RunColumns
+
+__all__ = ["UNJUDGED", "Qrels", "lookup_labels", "prepare_qrels"]
+
+UNJUDGED = np.iinfo(np.int64).min
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Qrels:
+    """Qrels prepared once for any number of runs.
+
+    ``topics`` are the distinct topic ids in byte order. The rows are grouped by topic:
+    ``offsets[t]:offsets[t + 1]`` delimit topic ``t``'s rows in ``topic_of_row``, ``docs`` (plain
+    strings), ``labels`` and ``doc_hash`` (:func:`~pooljudge.formats.columnar.string_hashes`), and
+    in ``labels_by_topic``, which holds each topic's labels sorted descending (the ideal ranking for
+    nDCG). ``hash_keys`` (sorted :func:`~pooljudge.formats.columnar.pair_keys` of the rows) and
+    ``hash_rows`` (the row of each; None when that is the key's position, as it is unless topic
+    codes are too large to lead the keys) find a (topic, doc) pair's row; ``hash_keys_unique``
+    is False when two pairs share a key (then the exact path of :func:`_labels_exact` is taken).
+    """
+
+    topics: pa.Array
+    topic_of_row: np.ndarray
+    docs: pa.Array
+    labels: np.ndarray
+    offsets: np.ndarray
+    labels_by_topic: np.ndarray
+    doc_hash: np.ndarray
+    hash_keys: np.ndarray
+    hash_rows: np.ndarray | None
+    hash_keys_unique: bool
+    _cache: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def n_topics(self) -> int:
+        return len(self.topics)
+
+    def count(self, mask: np.ndarray) -> np.ndarray:
+        """Per topic, how many qrels rows satisfy ``mask`` (a boolean array over rows)."""
+        return np.bincount(self.topic_of_row[mask], minlength=self.n_topics)
+
+    def num_rel(self, rel: int) -> np.ndarray:
+        """Per topic, the number of relevant documents (label >= rel), retrieved or not."""
+        return self.cached(("num_rel", rel), lambda: self.count(self.labels >= rel))
+
+    def cached(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """``compute()``, computed once per ``key`` for these qrels: arrays derived from the
+        qrels alone, which a measure would otherwise rebuild for every ranking it is given (a
+        run read in blocks is measured in several batches)."""
+        if key not in self._cache:
+            self._cache[key] = compute()
+        return self._cache[key]
+
+
+def prepare_qrels(columns: QrelsColumns) -> Qrels:
+    """Sort topics in byte order, group the rows by topic, build the per-topic descending label
+    lists and the 64-bit key index."""
+    topic_rank = byte_order_codes(columns.topic)
+    topics = take(columns.topic.dictionary, sort_indices(columns.topic.dictionary))
+    doc_hash = columns.doc_hash if columns.doc_hash is not None else string_hashes(columns.doc)
+    rows = np.argsort(pair_keys(topic_rank, doc_hash), kind="stable")
+    if not bool((np.diff(topic_rank[rows]) >= 0).all()):  # codes too large to lead the keys
+        rows = np.lexsort((pair_keys(topic_rank, doc_hash), topic_rank))
+    topic_of_row, labels, doc_hash = topic_rank[rows], columns.label[rows], doc_hash[rows]
+    docs = decode(take(columns.doc, int_array(rows)))
+    counts = np.bincount(topic_of_row, minlength=len(topics))
+    return Qrels(
+        topics=topics, topic_of_row=topic_of_row, docs=docs, labels=labels,
+        offsets=np.concatenate(([0], np.cumsum(counts))),
+        labels_by_topic=labels[np.lexsort((-labels, topic_of_row))],
+        doc_hash=doc_hash, **_hash_index(topic_of_row, doc_hash),
+    )
+
+
+def _hash_index(topic_of_row: np.ndarray, doc_hash: np.ndarray) -> dict:
+    """``hash_keys``, ``hash_rows`` and ``hash_keys_unique`` of :class:`Qrels` (rows grouped by
+    topic already give sorted keys, unless the topic codes are too large to lead the keys)."""
+    keys = pair_keys(topic_of_row, doc_hash)
+    rows = None
+    if not bool((keys[1:] >= keys[:-1]).all()):
+        rows = np.argsort(keys, kind="stable")
+        keys = keys[rows]
+    return {"hash_keys": keys, "hash_rows": rows,
+            "hash_keys_unique": not bool((keys[1:] == keys[:-1]).any())}
+
+
+def lookup_labels(qrels: Qrels, run: RunColumns, topic: np.ndarray, topics: np.ndarray
+                  ) -> np.ndarray:
+    """Per run row, its qrels label or UNJUDGED (``topic``: qrels topic index, -1 for none;
+    ``topics``: those present, sorted).
+
+    Pairs are matched through 64-bit keys (:func:`_matches`, no string hashing) and every match
+    is confirmed on the topic index and the doc string; after a key collision the exact path
+    (:func:`_labels_exact`) decides instead.
+    """
+    labels = np.full(len(topic), UNJUDGED, dtype=np.int64)
+    if len(qrels.hash_keys) == 0:
+        return labels
+    if not qrels.hash_keys_unique:
+        return _labels_exact(qrels, run, topic)
+    hashes = run.doc_hash if run.doc_hash is not None else string_hashes(run.doc)
+    found, rows = _matches(qrels, pair_keys(topic, hashes), topics)
+    confirmed = (np.array_equal(topic[found], qrels.topic_of_row[rows])
+                 and all_same_strings(take(run.doc, int_array(found)),
+                                      take(qrels.docs, int_array(rows))))
+    if not confirmed:
+        return _labels_exact(qrels, run, topic)
+    labels[found] = qrels.labels[rows]
+    return labels
+
+
+def _matches(qrels: Qrels, keys: np.ndarray, topics: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """The positions of the ``keys`` found among the qrels' keys, and the qrels row of each.
+
+    A sorted search; or, for a few of the qrels' topics (a block of a run), a hash lookup among
+    the keys of those topics only, a third cheaper.
+    """
+    if qrels.hash_rows is None and 4 * len(topics) < qrels.n_topics:
+        counts = np.diff(qrels.offsets)[topics]
+        starts = np.concatenate(([0], np.cumsum(counts)))
+        rows = np.arange(starts[-1]) + np.repeat(qrels.offsets[topics] - starts[:-1], counts)
+        position = numpy_of(index_in(int_array(keys), int_array(qrels.hash_keys[rows])), fill=-1)
+        found = np.flatnonzero(position >= 0)
+        return found, rows[position[found]]
+    position = np.minimum(np.searchsorted(qrels.hash_keys, keys), len(qrels.hash_keys) - 1)
+    found = np.flatnonzero(qrels.hash_keys[position] == keys)
+    position = position[found]
+    return found, position if qrels.hash_rows is None else qrels.hash_rows[position]
+
+
+def _labels_exact(qrels: Qrels, run: RunColumns, topic: np.ndarray) -> np.ndarray:
+    """:func:`lookup_labels` by coding every doc id as its position among the qrels' distinct
+    doc ids and matching exact ``topic * distinct + doc code`` keys (only taken after a key
+    collision)."""
+    known = unique(qrels.docs)
+    width = max(len(known), 1)
+    if isinstance(run.doc, pa.DictionaryArray):
+        of_entry = numpy_of(index_in(run.doc.dictionary, known), fill=-1)
+        codes = of_entry.astype(np.int64)[numpy_of(run.doc.indices)]
+    else:
+        codes = numpy_of(index_in(run.doc, known), fill=-1).astype(np.int64)
+    labels = np.full(len(codes), UNJUDGED, dtype=np.int64)
+    matched = np.flatnonzero((codes >= 0) & (topic >= 0))
+    if len(matched) == 0:
+        return labels
+    qrels_codes = numpy_of(index_in(qrels.docs, known)).astype(np.int64)
+    qrels_keys = qrels.topic_of_row * width + qrels_codes
+    by_key = np.argsort(qrels_keys)
+    sorted_keys = qrels_keys[by_key]
+    run_keys = topic[matched] * width + codes[matched]
+    position = np.minimum(np.searchsorted(sorted_keys, run_keys), len(sorted_keys) - 1)
+    found = sorted_keys[position] == run_keys
+    labels[matched[found]] = qrels.labels[by_key[position[found]]]
+    return labels

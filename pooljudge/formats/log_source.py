@@ -1,0 +1,149 @@
+"""The bytes of a log file as a stream: gunzipped when gzip (by magic number), a leading UTF-8
+byte-order mark dropped, newlines counted as they go by (so a line count is exact for gzip
+input too, without a second read). :class:`LogSource` is what pyarrow's JSON reader reads;
+:func:`raw_lines` gives the same bytes line by line for the slower pass that names a bad line.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+from pooljudge.errors import InputError
+from pooljudge.formats.files import PathLike, input_errors
+
+__all__ = ["LogSource", "byte_ranges", "raw_lines"]
+
+
+def _read_errors() -> tuple[type[BaseException], ...]:
+    """What reading a corrupt or truncated (gzip) stream raises: OSError, EOFError, ValueError,
+    and ISA-L's IsalError (which derives from Exception only)."""
+    errors: tuple[type[BaseException], ...] = (OSError, EOFError, ValueError)
+    try:
+        from isal.isal_zlib import IsalError
+    except ImportError:
+        return errors
+    return (*errors, IsalError)
+
+
+_READ_ERRORS = _read_errors()
+
+_BOM = b"\xef\xbb\xbf"
+_GZIP = b"\x1f\x8b"
+MIN_RANGE = 8 << 20  # bytes: a file is cut into ranges parsed at once only above this
+# A line starting with one of these may be blank (the newline before included).
+_LINE_START = re.compile(rb"\n[\n\r \t\x0b\x0c]")
+
+
+def _open(path: PathLike) -> IO[bytes]:
+    """The file opened for reading, through a gzip decoder when it starts with gzip's magic."""
+    with input_errors(path):
+        handle: IO[bytes] = Path(path).open("rb")  # noqa: SIM115 - returned open
+    if handle.peek(2)[:2] != _GZIP:  # type: ignore[attr-defined]
+        return handle
+    try:
+        from isal import igzip  # 3-5x faster than zlib
+        return igzip.IGzipFile(fileobj=handle, mode="rb")
+    except ImportError:  # pragma: no cover - isal ships wheels for the usual platforms
+        return gzip.GzipFile(fileobj=handle, mode="rb")
+
+
+class LogSource:
+    """A read-only byte stream over a log file for ``pyarrow.json.open_json``.
+
+    After the last read, ``lines`` is the number of lines (a last one without a newline
+    counts), and ``maybe_blank`` is False when no line can be blank: no line starts with a
+    blank or a line break. A read error (a corrupt gzip stream, an I/O error) is raised as
+    InputError.
+    """
+
+    def __init__(self, path: PathLike, start: int = 0, end: int | None = None) -> None:
+        self.path = path
+        self._handle = _open(path)
+        if start:
+            self._handle.seek(start)
+        self._left = None if end is None else end - start
+        self._newlines = 0
+        self._last = b"\n"
+        self._first = start == 0
+        self.maybe_blank = False
+
+    def read(self, size: int = -1) -> bytes:
+        if self._left is not None:
+            size = self._left if size < 0 else min(size, self._left)
+        try:
+            data = self._handle.read(size)
+            if self._left is not None:
+                self._left -= len(data)
+        except _READ_ERRORS as exc:  # gzip, zlib and ISA-L errors
+            raise InputError(f"cannot read: {exc}", path=self.path) from None
+        if self._first and data:
+            self._first = False
+            data = data.removeprefix(_BOM)
+        if data:
+            self._newlines += data.count(b"\n")
+            if not self.maybe_blank:
+                self.maybe_blank = bool(_LINE_START.search(self._last + data))
+            self._last = data[-1:]
+        return data
+
+    @property
+    def lines(self) -> int:
+        return self._newlines + (self._last != b"\n")
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return False
+
+    def writable(self) -> bool:
+        return False
+
+    @property
+    def closed(self) -> bool:
+        return self._handle.closed
+
+    def close(self) -> None:
+        self._handle.close()
+
+
+def byte_ranges(path: PathLike, parts: int) -> list[tuple[int, int | None]]:
+    """``parts`` byte ranges ``(start, end)`` of a plain file, each starting at a line start
+    (so that each can be parsed apart); one range ``(0, None)`` for gzip, or for a file too
+    small to be worth cutting (under ``MIN_RANGE`` bytes a range)."""
+    handle = _open(path)
+    try:
+        if not isinstance(handle, io.BufferedReader):
+            return [(0, None)]
+        size = os.fstat(handle.fileno()).st_size
+        parts = max(1, min(parts, size // MIN_RANGE))
+        cuts = [0]
+        for i in range(1, parts):
+            handle.seek(max(size * i // parts, cuts[-1]))
+            handle.readline()  # to the start of the next line
+            if handle.tell() >= size:
+                break
+            cuts.append(handle.tell())
+        return [(a, b) for a, b in zip(cuts, [*cuts[1:], None], strict=True)]
+    finally:
+        handle.close()
+
+
+def raw_lines(path: PathLike) -> Iterator[tuple[int, bytes]]:
+    """(line number, bytes without the newline) for every line, the byte-order mark dropped."""
+    handle = _open(path)
+    try:
+        for number, line in enumerate(handle, start=1):
+            if number == 1:
+                line = line.removeprefix(_BOM)
+            yield number, line.rstrip(b"\r\n")
+    except (OSError, EOFError, ValueError) as exc:
+        raise InputError(f"cannot read: {exc}", path=path) from None
+    finally:
+        handle.close()
