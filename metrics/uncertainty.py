@@ -19,8 +19,8 @@ Per topic, an estimate's standard error is:
   sample; resampling them with the others inflated the variance under ``pps`` up to 43 times).
   No finite-population correction: measured on robust03 under ``pps(prior=ap)`` at 20%, the
   bootstrap variance of statAP is 0.86–1.37 times the variance over the design's draws and
-  statNDCG's 0.78–1.23 (a rescaled bootstrap, Rao–Wu with λ_d = sqrt(1 − π_d), exact for
-  totals, gave statAP 0.52–0.66: the ratio's non-linear part is larger than its linear part).
+  statNDCG's 0.79–1.27 (a rescaled bootstrap, Rao–Wu with λ_d = sqrt(1 − π_d), right for
+  totals when π is constant in a stratum, gave statAP 0.52–0.66: too small for the ratio).
   All replicates are computed at once: the prels' judged rows are stacked once per replicate
   as topics b·T + t (:func:`stack_weights`, kept per prels, so shared by every run) and so is
   each ranking's judged pooled documents (:func:`stacked_ranking`); each estimator is then
