@@ -113,3 +113,13 @@ def page(browser) -> Iterator[object]:
     tab.set_default_timeout(TIMEOUT_MS)
     yield tab
     context.close()
+
+
+@pytest.fixture
+def laptop(browser) -> Iterator[object]:
+    """A tab on a 1366x768 laptop screen (modules that try other sizes define their own)."""
+    context = browser.new_context(viewport={"width": 1366, "height": 768})
+    tab = context.new_page()
+    tab.set_default_timeout(20_000)
+    yield tab
+    context.close()

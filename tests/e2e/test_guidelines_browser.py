@@ -8,9 +8,6 @@ References: the database (what was stored) and the DOM.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
 import sqlalchemy as sa
 
 from annotate import store
@@ -22,15 +19,6 @@ from tests.support.browser import shown_pair, wait_for_new_pair, wait_idle, wait
 RULES = ("Rule 1: judge the page, not the site.\n"
          "<b>Rule 2</b>: [links](http://evil.example) stay text.")
 BUTTON = f".st-key-{ACK} button"
-
-
-@pytest.fixture
-def laptop(browser) -> Iterator[object]:
-    context = browser.new_context(viewport={"width": 1366, "height": 768})
-    tab = context.new_page()
-    tab.set_default_timeout(20_000)
-    yield tab
-    context.close()
 
 
 def _acks(app, campaign: str) -> int:

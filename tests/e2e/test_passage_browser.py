@@ -8,10 +8,7 @@ the frame's and the window's) and the offsets stored with the campaign.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pandas as pd
-import pytest
 
 from annotate import store
 from annotate.records import LabelScale
@@ -27,15 +24,6 @@ def _span(first: int, last: int) -> tuple[int, int]:
     """The offsets of lines ``first`` to ``last`` (inclusive) in TEXT."""
     start = sum(len(line) + 1 for line in LINES[:first])
     return start, start + len("\n".join(LINES[first:last + 1]))
-
-
-@pytest.fixture
-def laptop(browser) -> Iterator[object]:
-    context = browser.new_context(viewport={"width": 1366, "height": 768})
-    tab = context.new_page()
-    tab.set_default_timeout(20_000)
-    yield tab
-    context.close()
 
 
 def _campaign(app) -> str:
