@@ -19,7 +19,9 @@ as retrieval systems write them (``--order ranked``). The qrels judge ``--judged
 each topic (200), so they are the same size for every run size and only the run grows.
 
     .venv/bin/python benchmarks/eval_speed.py [--sizes 2000000 8000000] [--repeat 3]
-        [--order random|ranked] [--baseline FOLDER]   (TREC_EVAL=/path/to/trec_eval: time it)
+        [--order random|ranked] [--baseline FOLDER] [--data FOLDER]
+        (TREC_EVAL=/path/to/trec_eval: time it; --data FOLDER: keep and reuse the inputs there,
+        one folder per --order)
 """
 
 from __future__ import annotations
@@ -188,6 +190,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline", metavar="FOLDER",
                         help="also time the pooljudge whose sources are in FOLDER (e.g. an "
                              "earlier checkout) as 'baseline': before/after in one run")
+    parser.add_argument("--data", metavar="FOLDER",
+                        help="keep the generated inputs in FOLDER and reuse those already "
+                             "there (same sizes, topics, judged and order), not regenerated")
     parser.add_argument("--generate-into", metavar="FOLDER", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.generate_into:  # the child process of the next branch
@@ -202,15 +207,19 @@ def main(argv: list[str] | None = None) -> int:
         script = folder / "pytrec_eval_script.py"
         script.write_text(PYTREC_SCRIPT)
         env = bytecode_cached(os.environ, folder / "pycache")
+        data = Path(args.data) if args.data else folder
+        data.mkdir(parents=True, exist_ok=True)
         for lines in args.sizes:
-            subprocess.run([sys.executable, __file__, "--generate-into", tmp, "--sizes", str(lines),
-                            "--topics", str(args.topics), "--judged", str(args.judged),
-                            "--order", args.order],
-                           check=True)
-            qrels, run = folder / f"qrels{lines}.txt", folder / f"run{lines}.txt"
+            qrels, run = data / f"qrels{lines}.txt", data / f"run{lines}.txt"
+            if not (args.data and qrels.exists() and run.exists()):
+                subprocess.run([sys.executable, __file__, "--generate-into", str(data),
+                                "--sizes", str(lines), "--topics", str(args.topics),
+                                "--judged", str(args.judged), "--order", args.order],
+                               check=True)
             tools = commands(qrels, run, script, args.baseline)
             report(lines, measure(tools, args.repeat, env), args.repeat)
-            run.unlink()
+            if not args.data:
+                run.unlink()
     return 0
 
 

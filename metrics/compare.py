@@ -63,8 +63,9 @@ def holm(p_values: Sequence[float] | np.ndarray) -> np.ndarray:
 
 
 def paired_test(a: np.ndarray, b: np.ndarray, *, n_resamples: int = 10_000,
-                seed: int = 0) -> dict[str, float]:
-    """Effect sizes and both tests for paired per-topic scores ``a`` (baseline) and ``b``."""
+                seed: int = 0, randomization: bool = True) -> dict[str, float]:
+    """Effect sizes and both tests for paired per-topic scores ``a`` (baseline) and ``b``;
+    without ``randomization`` only the t-test (``perm_p`` NaN)."""
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     diff = b - a
@@ -76,7 +77,7 @@ def paired_test(a: np.ndarray, b: np.ndarray, *, n_resamples: int = 10_000,
         t = stats.ttest_rel(b, a)
         t_stat, t_p = float(t.statistic), float(t.pvalue)
     perm_p = float("nan")
-    if len(diff) >= 2:
+    if randomization and len(diff) >= 2:
         perm = stats.permutation_test(
             (b, a), _mean_difference, permutation_type="samples", vectorized=True,
             n_resamples=n_resamples, alternative="two-sided", random_state=seed)
@@ -91,12 +92,14 @@ def paired_test(a: np.ndarray, b: np.ndarray, *, n_resamples: int = 10_000,
 
 
 def compare(per_topic: pd.DataFrame, *, baseline: str | None = None, n_resamples: int = 10_000,
-            seed: int = 0) -> tuple[pd.DataFrame, list[str]]:
+            seed: int = 0, randomization: bool = True) -> tuple[pd.DataFrame, list[str]]:
     """Test every run against ``baseline`` (or every pair of runs) for every measure.
 
     ``per_topic`` is tidy: ``run, topic, measure, value`` with one row per topic (rows with topic
     ``all`` are ignored). Only topics scored for both runs are paired. Returns the table (columns
-    ``COLUMNS``) and warnings. Raises UsageError for an unknown baseline or fewer than two runs.
+    ``COLUMNS``) and warnings; without ``randomization`` the randomization test is not run
+    (``perm_p`` and ``perm_p_holm`` NaN: a caller that shows only the t-test). Raises
+    UsageError for an unknown baseline or fewer than two runs.
     """
     rows = per_topic[per_topic["topic"] != "all"]
     runs = list(pd.unique(rows["run"]))
@@ -113,7 +116,8 @@ def compare(per_topic: pd.DataFrame, *, baseline: str | None = None, n_resamples
         for first, second in pairs:
             both = table[[first, second]].dropna()
             scores = paired_test(both[first].to_numpy(), both[second].to_numpy(),
-                                 n_resamples=n_resamples, seed=seed)
+                                 n_resamples=n_resamples, seed=seed,
+                                 randomization=randomization)
             records.append({"measure": measure, "baseline": first, "run": second, **scores})
     result = pd.DataFrame.from_records(records, columns=COLUMNS[:-2])
     for test in ("t_p", "perm_p"):
@@ -128,15 +132,19 @@ def compare(per_topic: pd.DataFrame, *, baseline: str | None = None, n_resamples
 
 def compare_groups(per_topic: pd.DataFrame, groups: pd.DataFrame, *,
                    baseline: str | None = None, n_resamples: int = 10_000, seed: int = 0,
-                   alpha: float = 0.05, test: str = "t") -> tuple[pd.DataFrame, list[str]]:
+                   alpha: float = 0.05, test: str = "t", randomization: bool = True
+                   ) -> tuple[pd.DataFrame, list[str]]:
     """:func:`compare` over every topic (group ``all``) and within each group of ``groups``
-    (``topic, group``), with the regression check of the module docstring.
+    (``topic, group``), with the regression check of the module docstring (``test="perm"``
+    needs ``randomization``).
 
     Returns ``group``, :data:`COLUMNS`, :data:`REGRESSION_COLUMNS` (NaN / False on ``all``
     rows), groups in the order of their first appearance; and the warnings: each group's
     (prefixed with its name), a group none of whose topics was scored, and one line per
     flagged regression (:func:`regression_messages`).
     """
+    if test == "perm" and not randomization:
+        raise UsageError("the randomization test's p-values need randomization=True")
     rows = per_topic[per_topic["topic"] != OVERALL]
     subsets = {OVERALL: rows}
     for name, topics in groups.groupby("group", sort=False)["topic"]:
@@ -146,7 +154,8 @@ def compare_groups(per_topic: pd.DataFrame, groups: pd.DataFrame, *,
         if subset.empty:
             warnings.append(f"topic group {name!r}: none of its topics was evaluated")
             continue
-        table, notes = compare(subset, baseline=baseline, n_resamples=n_resamples, seed=seed)
+        table, notes = compare(subset, baseline=baseline, n_resamples=n_resamples, seed=seed,
+                               randomization=randomization)
         warnings += [note if name == OVERALL else f"group {name!r}: {note}" for note in notes]
         tables.append(table.assign(group=name))
     result = pd.concat(tables, ignore_index=True)

@@ -75,13 +75,20 @@ def sample_of(r: Ranking, m: Measure) -> Sample:
                          "(pooljudge eval --prels FILE; metrics.evaluate(..., prels=frame))")
     def compute() -> Sample:
         p, row = r.prels, r.prels_row
-        at, pooled = np.maximum(row, 0), row >= 0
-        weight = np.where(pooled & p.judged[at], p.weight[at], 0.0)
-        label = np.where(weight > 0, p.label[at], UNJUDGED)
-        return Sample(p, row, weight, label, np.where(pooled, p.inclusion[at], 1.0))
+        weight, label, inclusion = p.cached("sample_rows", lambda: _sample_rows(p))
+        return Sample(p, row, weight[row], label[row], inclusion[row])  # row -1: the last
 
     sample = r._cached(("sample", id(r.prels)), compute)
     return sample if sample.prels is r.prels else compute()
+
+
+def _sample_rows(p: Prels) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:class:`Sample`'s weight, label and π per prels row, then once more for a document
+    outside the pool (0, UNJUDGED, 1), so that a ranking's arrays are one gather each."""
+    weight = np.where(p.judged, p.weight, 0.0)
+    label = np.where(weight > 0, p.label, UNJUDGED)
+    return (np.append(weight, 0.0), np.append(label, UNJUDGED).astype(np.int64),
+            np.append(p.inclusion, 1.0))
 
 
 def _running(r: Ranking, values: np.ndarray) -> np.ndarray:
@@ -89,6 +96,16 @@ def _running(r: Ranking, values: np.ndarray) -> np.ndarray:
     running = np.cumsum(values, dtype=np.float64)
     before = np.concatenate(([0.0], running))[r.offsets[:-1]]
     return running - before[r.topic]
+
+
+def _running_at(r: Ranking, values: np.ndarray, where: np.ndarray, rows: np.ndarray
+                ) -> np.ndarray:
+    """``_running(r, v)[rows]`` for ``v`` equal to ``values`` (>= 0) at the sorted positions
+    ``where`` and 0 elsewhere, summed over ``where`` alone: adding 0.0 leaves a float sum as it
+    is, so the result is bit for bit that of the whole array, in O(len(where) + len(rows))."""
+    upto = np.concatenate(([0.0], np.cumsum(values, dtype=np.float64)))
+    before = upto[np.searchsorted(where, r.offsets[:-1])]
+    return upto[np.searchsorted(where, rows, side="right")] - before[r.topic[rows]]
 
 
 def pooled_above(r: Ranking, level: int) -> np.ndarray:
@@ -132,12 +149,13 @@ def stat_ap(r: Ranking, m: Measure) -> np.ndarray:
     AP.
     """
     s = sample_of(r, m)
-    y = np.where(s.label >= m["rel"], s.weight / s.inclusion, 0.0)
-    above = _running(r, y) - y
-    terms = y * (1.0 + above) / r.rank
+    rows = np.flatnonzero(s.label >= m["rel"])  # y = w/π there, 0 elsewhere: only rows count
+    y = s.weight[rows] / s.inclusion[rows]
+    above = _running_at(r, y, rows, rows) - y
+    terms = y * (1.0 + above) / r.rank[rows]
     total = s.prels.cached(("ht_relevant", m["rel"]), lambda: s.prels.per_topic(
         _row_relevant(s.prels, m["rel"]) / s.prels.inclusion))
-    return safe_divide(r.per_topic(terms), total)
+    return safe_divide(np.bincount(r.topic[rows], weights=terms, minlength=r.n_topics), total)
 
 
 def inferred_ap(r: Ranking, m: Measure) -> np.ndarray:
@@ -153,26 +171,27 @@ def inferred_ap(r: Ranking, m: Measure) -> np.ndarray:
     """
     s = sample_of(r, m)
     p, rel = s.prels, m["rel"]
-    judged = s.weight > 0
-    relevant = judged & (s.label >= rel)
-    at, pooled = np.maximum(s.row, 0), s.row >= 0
-    stratum = np.where(pooled, p.stratum[at], 0)
-    expected = np.zeros(len(s.row))
+    judged = np.flatnonzero(s.weight > 0)  # judged rows are pooled: their stratum is known
+    level_of, is_relevant = p.stratum[s.row[judged]], s.label[judged] >= rel
+    rows = judged[is_relevant]  # the estimate is needed at the relevant rows only
+    expected = np.zeros(len(rows))
     for level in p.cached("strata", lambda: np.unique(p.stratum)):  # one pass per stratum
-        inside = stratum == level
-        docs = pooled_above(r, level)
-        rels = _running(r, np.where(inside & relevant, s.weight, 0.0))
-        rels -= np.where(inside & relevant, s.weight, 0.0)
-        nonrel = np.where(inside & judged & ~relevant, s.weight, 0.0)
-        nons = _running(r, nonrel) - nonrel
+        inside = level_of == level
+        docs = pooled_above(r, level)[rows]
+        at_rels, at_nons = judged[inside & is_relevant], judged[inside & ~is_relevant]
+        rels = _running_at(r, s.weight[at_rels], at_rels, rows)
+        rels -= np.where(inside[is_relevant], s.weight[rows], 0.0)
+        nons = _running_at(r, s.weight[at_nons], at_nons, rows)
         expected += docs * (rels + INFAP_EPSILON) / (rels + nons + 2 * INFAP_EPSILON)
-    estimate = np.where(r.rank == 1, 1.0, (1.0 + expected) / r.rank)
+    rank = r.rank[rows]
+    estimate = np.where(rank == 1, 1.0, (1.0 + expected) / rank)
     fraction = p.cell_fraction()
     with np.errstate(divide="ignore", invalid="ignore"):
-        scale = np.where(relevant, s.weight / fraction[at], 0.0)
+        scale = s.weight[rows] / fraction[s.row[rows]]
         total = p.cached(("inferred_relevant", rel), lambda: p.per_topic(
             np.where(_row_relevant(p, rel) > 0, _row_relevant(p, rel) / fraction, 0.0)))
-    return safe_divide(r.per_topic(np.where(relevant, estimate * scale, 0.0)), total)
+    return safe_divide(np.bincount(r.topic[rows], weights=estimate * scale,
+                                   minlength=r.n_topics), total)
 
 
 def inferred_ndcg(r: Ranking, m: Measure) -> np.ndarray:
@@ -184,6 +203,12 @@ def inferred_ndcg(r: Ranking, m: Measure) -> np.ndarray:
     gain (cut at k). 0 when the ideal DCG is 0; every pooled document judged gives nDCG. Equal
     to statNDCG when π_d = n_c / N_c (sampling without replacement within strata).
     """
+    return _ndcg(r, m, *inferred_ndcg_inputs(r, m))
+
+
+def inferred_ndcg_inputs(r: Ranking, m: Measure) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """infNDCG's (per ranked document its scaled gain, per prels row its count w/p_c and its
+    gain) for :func:`_ndcg`."""
     s = sample_of(r, m)
     p, gains = s.prels, m["gains"]
     fraction = p.cell_fraction()
@@ -191,7 +216,7 @@ def inferred_ndcg(r: Ranking, m: Measure) -> np.ndarray:
         scale = np.where(s.weight > 0, s.weight / fraction[np.maximum(s.row, 0)], 0.0)
         counts = np.where(p.judged & (p.weight > 0), p.weight / fraction, 0.0)
     gain = np.where(s.weight > 0, gain_of(s.label, gains), 0.0) * scale
-    return _ndcg(r, m, gain, counts, np.where(p.judged, gain_of(p.label, gains), 0.0))
+    return gain, counts, np.where(p.judged, gain_of(p.label, gains), 0.0)
 
 
 def stat_ndcg(r: Ranking, m: Measure) -> np.ndarray:
@@ -201,20 +226,36 @@ def stat_ndcg(r: Ranking, m: Measure) -> np.ndarray:
     documents (Horvitz–Thompson counts), sorted by gain (cut at k). 0 when the ideal DCG is 0;
     all π = 1 gives nDCG.
     """
+    return _ndcg(r, m, *stat_ndcg_inputs(r, m))
+
+
+def stat_ndcg_inputs(r: Ranking, m: Measure) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """statNDCG's (per ranked document its gain w/π · g, per prels row its count w/π and its
+    gain) for :func:`_ndcg`."""
     s = sample_of(r, m)
     p, gains = s.prels, m["gains"]
     row_gain = np.where(p.judged, gain_of(p.label, gains), 0.0)
     gain = np.where(s.weight > 0, gain_of(s.label, gains) * s.weight / s.inclusion, 0.0)
     counts = np.where(p.judged, p.weight / p.inclusion, 0.0)
-    return _ndcg(r, m, gain, counts, row_gain)
+    return gain, counts, row_gain
 
 
 def _ndcg(r: Ranking, m: Measure, gain: np.ndarray, counts: np.ndarray, row_gain: np.ndarray
           ) -> np.ndarray:
     """DCG of the per-document ``gain`` over the ideal DCG of the estimated number of documents
     per gain level (``counts`` per prels row, summed per topic and level, rounded half up)."""
-    mask = None if m.cutoff is None else r.top(int(m.cutoff))
-    dcg = r.per_topic(gain / np.log2(r.rank + 1.0), mask)
+    rows = np.flatnonzero(gain)  # a zero gain adds nothing to a sum, bit for bit
+    if m.cutoff is not None:
+        rows = rows[r.rank[rows] <= int(m.cutoff)]
+    dcg = np.bincount(r.topic[rows], weights=gain[rows] / np.log2(r.rank[rows] + 1.0),
+                      minlength=r.n_topics)
+    return safe_divide(dcg, ideal_dcg(*ideal_table(r, m, counts, row_gain), m.cutoff))
+
+
+def ideal_table(r: Ranking, m: Measure, counts: np.ndarray, row_gain: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """(positive gain levels, descending; per topic and level the rounded sum of ``counts``),
+    cached per prels and measure."""
     p = r.prels
 
     def ideal() -> tuple[np.ndarray, np.ndarray]:
@@ -224,17 +265,21 @@ def _ndcg(r: Ranking, m: Measure, gain: np.ndarray, counts: np.ndarray, row_gain
             table[:, column] = p.per_topic(np.where(row_gain == level, counts, 0.0))
         return levels, np.floor(table + 0.5)
 
-    levels, table = p.cached(("ideal", m.name, repr(m["gains"])), ideal)
+    return p.cached(("ideal", m.name, repr(m["gains"])), ideal)
+
+
+def ideal_dcg(levels: np.ndarray, table: np.ndarray, cutoff: int | None) -> np.ndarray:
+    """Per topic, the DCG of ``table[t, l]`` documents of gain ``levels[l]`` sorted by gain
+    (cut at ``cutoff`` when given)."""
     end = np.cumsum(table, axis=1)
     start = end - table
     depth = int(end[:, -1].max()) if len(levels) else 0
-    if m.cutoff is not None:
-        end, start = np.minimum(end, m.cutoff), np.minimum(start, m.cutoff)
-        depth = min(depth, int(m.cutoff))
+    if cutoff is not None:
+        end, start = np.minimum(end, cutoff), np.minimum(start, cutoff)
+        depth = min(depth, int(cutoff))
     discount = np.concatenate(([0.0], np.cumsum(1.0 / np.log2(np.arange(2, depth + 2)))))
-    best = (levels * (discount[end.astype(np.int64)] - discount[start.astype(np.int64)])
+    return (levels * (discount[end.astype(np.int64)] - discount[start.astype(np.int64)])
             ).sum(axis=1)
-    return safe_divide(dcg, best)
 
 
 def _register() -> None:

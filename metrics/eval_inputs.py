@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import os
 import sys
+from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Executor, Future
+from itertools import islice
 from typing import TYPE_CHECKING, TypeAlias
 
 from metrics.join import Qrels, prepare_qrels
@@ -29,6 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PrelsInput", "QrelsInput", "RunsInput", "load_qrels", "load_runs", "named_runs", "parse_all",
+    "read_ahead",
 ]
 
 QrelsInput: TypeAlias = "str | os.PathLike[str] | pd.DataFrame"
@@ -40,7 +44,10 @@ RunsInput: TypeAlias = (
 
 
 def load_qrels(qrels: QrelsInput) -> Qrels:
-    """Read (a path) or encode (a DataFrame with topic, doc, label) and prepare the qrels."""
+    """Read (a path) or encode (a DataFrame with topic, doc, label) and prepare the qrels
+    (prepared qrels pass through)."""
+    if isinstance(qrels, Qrels):
+        return qrels
     if isinstance(qrels, (str, os.PathLike)):
         return prepare_qrels(read_qrels_columns(qrels))
     return prepare_qrels(qrels_columns(qrels))
@@ -57,6 +64,37 @@ def load_runs(runs: RunsInput) -> Iterator[tuple[str, RunColumns]]:
             yield name, read_run_columns(run)
         else:
             yield name, run_columns(run, name=name)
+
+
+def read_ahead(executor: Executor, items: Iterable[tuple[str, object]]
+               ) -> Iterator[tuple[str, object]]:
+    """``items`` (from :func:`named_runs`) with each path replaced by its run read whole
+    (:func:`read_run_columns`) by ``executor``, one run ahead: the next file is read while the
+    caller scores this one (pyarrow and gzip release the GIL). The first read starts at once;
+    a run's InputError is raised when the caller reaches that run."""
+    items = iter(items)
+    ahead = deque(_submitted(executor, item) for item in islice(items, 1))
+    return _read_in_turn(executor, items, ahead)
+
+
+def _read_in_turn(executor: Executor, items: Iterator[tuple[str, object]],
+                  ahead: deque[tuple[str, object]]) -> Iterator[tuple[str, object]]:
+    for item in items:
+        ahead.append(_submitted(executor, item))
+        yield _result(ahead.popleft())
+    while ahead:
+        yield _result(ahead.popleft())
+
+
+def _submitted(executor: Executor, item: tuple[str, object]) -> tuple[str, object]:
+    name, run = item
+    return name, (executor.submit(read_run_columns, run) if isinstance(run, (str, os.PathLike))
+                  else run)
+
+
+def _result(item: tuple[str, object]) -> tuple[str, object]:
+    name, run = item
+    return name, (run.result() if isinstance(run, Future) else run)
 
 
 def named_runs(runs: RunsInput) -> Iterator[tuple[str, object]]:

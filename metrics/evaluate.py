@@ -41,9 +41,10 @@ from metrics.eval_inputs import (
     load_runs,
     named_runs,
     parse_all,
+    read_ahead,
 )
 from metrics.join import Labelled, Qrels, Ranking, join, label, merge
-from metrics.prels import Prels, bind_prels
+from metrics.prels import Prels, bind_prels, load_prels
 from metrics.registry import Measure
 from pooljudge.defaults import DEFAULT_MEASURES
 from pooljudge.errors import InputError
@@ -81,7 +82,7 @@ class RunResult:
 def score(
     qrels: Qrels, name: str, run: RunColumns, measures: Sequence[Measure], *,
     judged_only: bool = False, compat: Compat = DEFAULT_COMPAT, prels: Prels | None = None,
-    se: bool = False, seed: int = 0,
+    se: bool | str = False, seed: int = 0,
 ) -> RunResult:
     """Join one run with the qrels once and compute every measure over all topics; with ``se``
     also the estimators' standard errors and intervals (bootstrap seeded with ``seed``).
@@ -96,7 +97,8 @@ def score(
     if se and prels is not None:
         from metrics.uncertainty import mean_interval, standard_errors
 
-        errors = standard_errors(ranking, measures, seed=seed)
+        errors = standard_errors(ranking, measures, seed=seed,
+                                 method=se if isinstance(se, str) else None)
         intervals = {m: mean_interval(values[m]) for m in errors}
     return RunResult(
         name=name,
@@ -119,7 +121,7 @@ def evaluate(
     judged_only: bool = False,
     compat: Compat = DEFAULT_COMPAT,
     prels: PrelsInput | None = None,
-    se: bool = False,
+    se: bool | str = False,
 ) -> pd.DataFrame:
     """Score runs against qrels; a tidy frame with columns ``run, topic, measure, value``.
 
@@ -130,7 +132,8 @@ def evaluate(
     (trec_eval -J). ``compat``: "10" (trec_eval 10.0, default) or "9" (9.0.8 / pytrec_eval).
     ``prels``: sampled judgments (a path or a frame ``topic, doc, label, stratum, inclusion``),
     needed by the estimators; ``se`` adds columns ``se``, ``ci_low``, ``ci_high`` (per topic the
-    estimate's SE; on ``all`` rows the SE of the mean and its 95% t interval).
+    estimate's SE; on ``all`` rows the SE of the mean and its 95% t interval); ``se`` may name
+    the method, "linearised" or "bootstrap" (:func:`metrics.uncertainty.standard_errors`).
     Raises InputError for bad input, an unknown measure or compat; UsageError for an estimator
     without ``prels``.
     """
@@ -144,7 +147,7 @@ def score_all(
     judged_only: bool = False, runs_seen: Callable[[RunResult], None] | None = None,
     compat: Compat = DEFAULT_COMPAT, block_bytes: int | None = BLOCK_BYTES,
     note: Callable[[str], None] | None = None, prels: PrelsInput | None = None,
-    se: bool = False,
+    se: bool | str = False,
 ) -> tuple[Qrels, list[RunResult]]:
     """The prepared qrels and every run's result; ``runs_seen(result)`` follows each run.
 
@@ -155,25 +158,29 @@ def score_all(
     either way. The qrels are read in a worker thread while the first block is parsed (pyarrow
     releases the GIL). A bad qrels file is reported before a bad run, as if read first; a bad
     ``compat`` before reading anything. With ``prels`` (module docstring) runs are read whole.
+    A file read whole is read by the worker one run ahead (:func:`~metrics.eval_inputs.read_ahead`),
+    and the prels while it reads the qrels.
     """
     compat = check_compat(compat)
     check_prels(measures, prels is not None)
     options: dict = {"judged_only": judged_only, "compat": compat}
     if prels is not None:
-        qrels = load_qrels(qrels)
-        options.update(prels=bind_prels(prels, qrels), se=se)
         block_bytes = None
     heap = reusing_freed_memory() if block_bytes is not None else contextlib.nullcontext()
     with heap, ThreadPoolExecutor(max_workers=1) as executor:
         pending = executor.submit(_load_qrels_then_release, qrels)
         results = []
         try:
-            for name, run in named_runs(runs):
-                if not isinstance(run, (str, os.PathLike)):
+            items = named_runs(runs)
+            if block_bytes is None:
+                items = read_ahead(executor, items)
+            if prels is not None:  # read while the worker reads the qrels, then the first run
+                options.update(prels=bind_prels(load_prels(prels), pending.result()), se=se)
+            for name, run in items:
+                if isinstance(run, RunColumns):  # a file read whole, one run ahead
+                    result = score(pending.result(), name, run, measures, **options)
+                elif not isinstance(run, (str, os.PathLike)):
                     result = score(pending.result(), name, run_columns(run, name=name), measures,
-                                   **options)
-                elif block_bytes is None:
-                    result = score(pending.result(), name, read_run_columns(run), measures,
                                    **options)
                 else:
                     result = _score_file(pending, name, run, measures, block_bytes,

@@ -35,7 +35,7 @@ import pyarrow as pa
 from metrics.compat import DEFAULT_COMPAT, Compat
 from metrics.qrels_lookup import UNJUDGED, Qrels, lookup_labels, prepare_qrels
 from pooljudge.formats.columnar import index_in, int_array, numpy_of, segment_order, take
-from pooljudge.formats.ranking import Precision, rank_rows, score_keys
+from pooljudge.formats.ranking import Precision, score_keys, sort_ties
 from pooljudge.formats.trec import RunColumns
 
 if TYPE_CHECKING:
@@ -227,7 +227,8 @@ def rank(qrels: Qrels, run: Labelled, *, judged_only: bool = False,
 def _ranking_order(run: Labelled, precision: Precision) -> np.ndarray:
     """:func:`~pooljudge.formats.ranking.rank_rows` of the labelled rows, sorting each topic's
     rows alone (:func:`~pooljudge.formats.columnar.segment_order`, by single-precision score),
-    then ranking only the tie groups whose labels differ with ``rank_rows`` itself."""
+    then ordering only the tie groups whose labels differ
+    (:func:`~pooljudge.formats.ranking.sort_ties`)."""
     keys = score_keys(run.topic, run.scores)
     order = segment_order(run.topic, (keys & _LOW_32).astype(np.uint32))
     ranked = keys[order]
@@ -240,10 +241,7 @@ def _ranking_order(run: Labelled, precision: Precision) -> np.ndarray:
     resolve = np.zeros(int(group[-1]) + 1, dtype=bool)
     resolve[group[differ]] = True
     rows = np.flatnonzero(resolve[group])
-    tied = order[rows]
-    within = rank_rows(group[rows], run.scores[tied], take(run.docs, int_array(tied)),
-                       precision=precision)
-    order[rows] = tied[within]
+    order[rows] = sort_ties(order[rows], group[rows], run.scores, run.docs, precision=precision)
     return order
 
 

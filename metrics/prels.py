@@ -19,21 +19,23 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, TypeAlias, TypeVar
 
 import numpy as np
 
 from pooljudge.formats.columnar import index_in, numpy_of
-from pooljudge.formats.trec import qrels_columns, read_prels
+from pooljudge.formats.prels import PrelsColumns, read_prels_columns
+from pooljudge.formats.trec import QrelsColumns, qrels_columns
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from metrics.join import Qrels
 
-__all__ = ["Prels", "bind_prels"]
+__all__ = ["Prels", "bind_prels", "load_prels"]
 
 T = TypeVar("T")
+PrelsSource: TypeAlias = "pd.DataFrame | PrelsColumns | str | os.PathLike[str]"
 
 
 @dataclass(frozen=True)
@@ -99,31 +101,53 @@ class Prels:
         return self._cache[key]
 
 
-def bind_prels(prels: pd.DataFrame | str | os.PathLike[str], qrels: Qrels) -> Prels:
-    """Prepare prels (a path, read by :func:`~pooljudge.formats.trec.read_prels`, or a frame
-    ``topic, doc, label, stratum, inclusion``, label NA when empty) for runs joined with
-    ``qrels``. Raises InputError for a bad file or a pair listed twice."""
+def load_prels(prels: PrelsSource) -> pd.DataFrame | PrelsColumns:
+    """A path's prels read as arrays (:func:`~pooljudge.formats.prels.read_prels_columns`, no
+    pandas), ready for :func:`bind_prels`; a frame or columns pass through."""
+    return read_prels_columns(prels) if isinstance(prels, (str, os.PathLike)) else prels
+
+
+def bind_prels(prels: PrelsSource, qrels: Qrels) -> Prels:
+    """Prepare prels (a path, read by :func:`~pooljudge.formats.trec.read_prels`, columns read
+    by :func:`load_prels`, or a frame ``topic, doc, label, stratum, inclusion``, label NA when
+    empty) for runs joined with ``qrels``. Raises InputError for a bad file or a pair listed
+    twice."""
+    from metrics.join import UNJUDGED
+
+    prels = load_prels(prels)
+    if isinstance(prels, PrelsColumns):
+        columns = prels
+        rows = np.arange(len(columns.label), dtype=np.int64)
+        keys = QrelsColumns(columns.topic, columns.doc, rows, columns.doc_hash)
+        labels = np.where(columns.judged, columns.label, UNJUDGED)
+        return _bind(keys, labels, columns.stratum, columns.inclusion, qrels)
     import pandas as pd
 
-    if isinstance(prels, (str, os.PathLike)):
-        prels = read_prels(prels)
-    from metrics.join import UNJUDGED, prepare_qrels
-
     rows = np.arange(len(prels), dtype=np.int64)
-    index = prepare_qrels(qrels_columns(
-        pd.DataFrame({"topic": prels["topic"], "doc": prels["doc"], "label": rows}), name="prels"))
-    index_topic = numpy_of(index_in(qrels.topics, index.topics), fill=-1).astype(np.int64)
-    topic = np.full(len(rows), -1, dtype=np.int64)
-    topic[index.labels] = _qrels_topic_of(index, index_topic)[index.topic_of_row]
+    keys = qrels_columns(
+        pd.DataFrame({"topic": prels["topic"], "doc": prels["doc"], "label": rows}), name="prels")
     label = pd.array(prels["label"], dtype="Int64")
     labels = np.where(label.isna(), UNJUDGED, label.fillna(0).to_numpy(dtype=np.int64))
-    stratum = prels["stratum"].to_numpy(dtype=np.int64)
+    return _bind(keys, labels, prels["stratum"].to_numpy(dtype=np.int64),
+                 prels["inclusion"].to_numpy(dtype=np.float64), qrels)
+
+
+def _bind(keys: QrelsColumns, labels: np.ndarray, stratum: np.ndarray, inclusion: np.ndarray,
+          qrels: Qrels) -> Prels:
+    """:func:`bind_prels` of checked rows: ``keys`` (their labels are the row numbers) and per
+    row its label (UNJUDGED when empty), stratum and π."""
+    from metrics.join import UNJUDGED, prepare_qrels
+
+    index = prepare_qrels(keys)
+    index_topic = numpy_of(index_in(qrels.topics, index.topics), fill=-1).astype(np.int64)
+    topic = np.full(len(labels), -1, dtype=np.int64)
+    topic[index.labels] = _qrels_topic_of(index, index_topic)[index.topic_of_row]
     width = int(stratum.max(initial=0)) + 1
     cells, cell = np.unique(topic * width + stratum, return_inverse=True)
     judged = labels != UNJUDGED
     return Prels(
         index=index, index_topic=index_topic, n_topics=qrels.n_topics, topic=topic,
-        label=labels, stratum=stratum, inclusion=prels["inclusion"].to_numpy(dtype=np.float64),
+        label=labels, stratum=stratum, inclusion=inclusion,
         weight=judged.astype(np.float64), cell=cell.astype(np.int64),
         cell_topic=cells // width, pooled=np.bincount(cell, minlength=len(cells)).astype(float),
         missing=UNJUDGED,

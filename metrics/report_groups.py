@@ -48,8 +48,7 @@ class GroupReport:
 
 
 def group_report(per_topic: pd.DataFrame, groups: pd.DataFrame, measures: Sequence[str], *,
-                 baseline: str | None = None, alpha: float = 0.05, n_resamples: int = 10_000,
-                 seed: int = 0) -> GroupReport:
+                 baseline: str | None = None, alpha: float = 0.05) -> GroupReport:
     """The "Per group" section from tidy per-topic scores (``run, topic, measure, value``) and
     ``topic, group`` pairs, for ``measures`` (each must be in ``per_topic``).
 
@@ -73,7 +72,7 @@ def group_report(per_topic: pd.DataFrame, groups: pd.DataFrame, measures: Sequen
     if len(runs) > 1:
         # its other notes (few topics per group) are summed up in the section's note
         comparisons, _ = compare_groups(rows, groups, baseline=baseline, alpha=alpha,
-                                        n_resamples=n_resamples, seed=seed)
+                                        randomization=False)  # the section shows the t-test
         warnings += regression_messages(comparisons, KEYS)
     tables = group_tables(means, comparisons, measures, baseline)
     section = Section("groups", "Per group", _note(means, baseline, alpha, len(runs)),

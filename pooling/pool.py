@@ -1,6 +1,6 @@
 """Depth-k pools: every run's top k (trec_eval ranking order), merged per (topic, document).
 
-A :class:`Pool` keeps two aligned views, both in a canonical order that does not depend on the
+A :class:`Pool` has two aligned views, both in a canonical order that does not depend on the
 order of the input files or of their lines:
 
 - ``pairs``: one row per pooled (topic, document) with ``topic, doc, best_rank, runs, n_runs``,
@@ -9,6 +9,11 @@ order of the input files or of their lines:
   ``pairs``), ``run`` (index into ``run_names``, which is sorted), ``rank`` (1-based), ``score`` and
   ``norm`` (the score min-max normalised within the run's top k for the topic: ``(s - min) /
   (max - min)``, 1.0 when all of them are equal); sorted by pair then run.
+
+A pool built here holds them as Arrow/numpy columns: ``pairs`` and ``entries`` are pandas frames
+made on first use, and :meth:`Pool.pair_column`, :meth:`Pool.pair_text`,
+:meth:`Pool.entry_column` and :meth:`Pool.topic_codes` read the columns without pandas (the
+sampling path of ``pooljudge pool`` never imports it). A pool may also be made from frames.
 
 Runs are consumed one at a time: each is cut to the rows that can reach its top k (a numeric
 sort on scores, :func:`top_candidates`; readers may cut earlier) before the next is read, so
@@ -19,37 +24,130 @@ memory holds the candidates, not whole runs. The rest is integer work on diction
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from pooling.sampling_draws import within
 from pooljudge.errors import InputError
-from pooljudge.formats.columnar import int_array, numpy_of
-from pooljudge.formats.pyterrier import recognise_columns
-from pooljudge.formats.ranking import byte_order_codes, rank_positions, score_keys
-from pooljudge.formats.trec import RunColumns, run_columns
+from pooljudge.formats.columnar import (
+    decode,
+    dictionary_encode,
+    index_in,
+    int_array,
+    numpy_of,
+    sort_indices,
+    take,
+)
+from pooljudge.formats.pool_file import joined_names, text_array
+from pooljudge.formats.ranking import rank_positions, score_keys
+from pooljudge.formats.trec import POOL_COLUMNS, RunColumns
 
-__all__ = ["Pool", "apply_budget", "build_pool", "top_candidates", "topic_order"]
+if TYPE_CHECKING:
+    import pandas as pd
 
-RunInput = RunColumns | pd.DataFrame
+__all__ = ["PairColumns", "Pool", "apply_budget", "budget_rows", "build_pool", "pool_table",
+           "top_candidates", "topic_order"]
 
-@dataclass(frozen=True)
+RunInput = "RunColumns | pd.DataFrame"
+ENTRY_COLUMNS = ("pair", "run", "rank", "score", "norm")
+
+
+class PairColumns(NamedTuple):
+    """A pool's pairs as columns: ``topic`` (int64 code into ``topic_ids``, the pooled topics in
+    canonical order), ``doc`` and ``runs`` (Arrow strings), ``best_rank`` and ``n_runs``."""
+
+    topic: np.ndarray
+    topic_ids: pa.Array
+    doc: pa.Array
+    best_rank: np.ndarray
+    runs: pa.Array
+    n_runs: np.ndarray
+
+
 class Pool:
-    """A depth-k pool: pooled pairs, the run entries behind them, and the runs' names."""
+    """A depth-k pool: pooled pairs, the run entries behind them, and the runs' names.
 
-    pairs: pd.DataFrame
-    entries: pd.DataFrame
-    run_names: tuple[str, ...]
-    depth: int
+    ``pairs`` and ``entries`` are given as frames, or as :class:`PairColumns` and a mapping of
+    :data:`ENTRY_COLUMNS` to numpy arrays (frames are then made on first use).
+    """
+
+    __slots__ = ("_columns", "_entries", "_pairs", "depth", "run_names")
+
+    def __init__(self, pairs: pd.DataFrame | PairColumns,
+                 entries: pd.DataFrame | Mapping[str, np.ndarray],
+                 run_names: tuple[str, ...], depth: int) -> None:
+        self._columns = pairs if isinstance(pairs, PairColumns) else None
+        self._pairs = None if isinstance(pairs, PairColumns) else pairs
+        self._entries = entries
+        self.run_names, self.depth = tuple(run_names), depth
+
+    @property
+    def pairs(self) -> pd.DataFrame:
+        """One row per pooled pair: ``topic, doc, best_rank, runs, n_runs``."""
+        if self._pairs is None:
+            import pandas as pd
+
+            text = {c: self.pair_text(c).to_numpy(zero_copy_only=False).astype(object)
+                    for c in ("topic", "doc", "runs")}
+            self._pairs = pd.DataFrame({**text, "best_rank": self.pair_column("best_rank"),
+                                        "n_runs": self.pair_column("n_runs")},
+                                       columns=["topic", "doc", "best_rank", "runs", "n_runs"])
+        return self._pairs
+
+    @property
+    def entries(self) -> pd.DataFrame:
+        """One row per run entry: ``pair, run, rank, score, norm``."""
+        if isinstance(self._entries, Mapping):
+            import pandas as pd
+
+            self._entries = pd.DataFrame({c: self._entries[c] for c in ENTRY_COLUMNS})
+        return self._entries
+
+    @property
+    def n_pairs(self) -> int:
+        """Number of pooled pairs."""
+        return len(self._pairs) if self._columns is None else len(self._columns.topic)
+
+    def pair_column(self, name: str) -> np.ndarray:
+        """A numeric column of the pairs (``best_rank`` or ``n_runs``) as numpy."""
+        if self._columns is None:
+            return self._pairs[name].to_numpy()
+        return getattr(self._columns, name)
+
+    def pair_text(self, name: str) -> pa.Array:
+        """A text column of the pairs (``topic``, ``doc`` or ``runs``) as Arrow strings (a
+        frame's column as Arrow infers it)."""
+        if self._columns is None:
+            return pa.array(self._pairs[name].to_numpy(dtype=object), from_pandas=True)
+        if name == "topic":
+            return take(self._columns.topic_ids, int_array(self._columns.topic))
+        return getattr(self._columns, name)
+
+    def entry_column(self, name: str) -> np.ndarray:
+        """A column of the entries (one of :data:`ENTRY_COLUMNS`) as numpy."""
+        if isinstance(self._entries, Mapping):
+            return self._entries[name]
+        return self._entries[name].to_numpy()
 
     @property
     def topics(self) -> list[str]:
         """The pooled topics in canonical order."""
-        return list(pd.unique(self.pairs["topic"]))
+        if self._columns is None:
+            import pandas as pd
+
+            return list(pd.unique(self._pairs["topic"]))
+        return self._columns.topic_ids.to_pylist()
+
+    def topic_codes(self) -> np.ndarray:
+        """Per pair, the position (int64) of its topic in :attr:`topics`."""
+        if self._columns is None:
+            import pandas as pd
+
+            return pd.Categorical(self._pairs["topic"], categories=self.topics).codes.astype(
+                np.int64)
+        return self._columns.topic
 
     def topic_sizes(self) -> pd.Series:
         """Number of pooled documents per topic, indexed by topic in canonical order."""
@@ -59,8 +157,7 @@ class Pool:
         """The pool restricted to the pairs where the boolean mask ``keep`` is true."""
         keep = np.asarray(keep, dtype=bool)
         renumber = np.cumsum(keep) - 1
-        pair = self.entries["pair"].to_numpy()
-        entries = self.entries.loc[keep[pair]].reset_index(drop=True)
+        entries = self.entries.loc[keep[self.entry_column("pair")]].reset_index(drop=True)
         entries["pair"] = renumber[entries["pair"].to_numpy()]
         return Pool(self.pairs.loc[keep].reset_index(drop=True), entries, self.run_names,
                     self.depth)
@@ -100,12 +197,17 @@ def build_pool(
     for name, run in items:
         if name in tops:
             raise InputError(f"two runs are named {name!r}")
-        columns = run_columns(run, name=name) if isinstance(run, pd.DataFrame) else run
-        tops[name] = _candidates(columns, depth)
+        if not isinstance(run, RunColumns):  # a frame: pandas is loaded
+            from pooljudge.formats.trec import run_columns
+
+            run = run_columns(run, name=name)
+        tops[name] = _candidates(run, depth)
     if not tops:
         raise InputError("no runs to pool")
     names = tuple(sorted(tops))
     if exclude is not None:  # PyTerrier's qid, docno and ir_measures' names too
+        from pooljudge.formats.pyterrier import recognise_columns
+
         exclude = recognise_columns(exclude, ("topic", "doc"), name="exclude")
     return _assemble([tops[n] for n in names], names, depth, exclude)
 
@@ -140,21 +242,22 @@ def top_candidates(run: RunColumns, depth: int) -> RunColumns:
         return run
     rows = int_array(keep)
     doc_hash = None if run.doc_hash is None else run.doc_hash[keep]
-    return RunColumns(run.topic.take(rows), run.doc.take(rows), run.score[keep], doc_hash)
+    return RunColumns(take(run.topic, rows), take(run.doc, rows), run.score[keep], doc_hash)
 
 
 def _candidates(run: RunColumns, depth: int) -> _Top:
     """A run's :func:`top_candidates` with plain (decoded) ids."""
     top = top_candidates(run, depth)
-    doc = top.doc.dictionary_decode() if isinstance(top.doc, pa.DictionaryArray) else top.doc
-    return _Top(top.topic.dictionary_decode(), doc, np.asarray(top.score, dtype=np.float64))
+    return _Top(decode(top.topic), decode(top.doc), np.asarray(top.score, dtype=np.float64))
 
 
 def _byte_codes(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
     """Per row, the position of its id among the distinct ids in byte order; and those ids."""
-    encoded = pc.dictionary_encode(values)
-    ids = encoded.dictionary.take(pc.array_sort_indices(encoded.dictionary))
-    return byte_order_codes(encoded), ids
+    encoded = dictionary_encode(values)
+    order = sort_indices(encoded.dictionary)  # once, for both the codes and the ids
+    position = np.empty(len(order), dtype=np.int64)
+    position[numpy_of(order)] = np.arange(len(order), dtype=np.int64)
+    return position[numpy_of(encoded.indices)], take(encoded.dictionary, order)
 
 
 def _assemble(tops: list[_Top], names: tuple[str, ...], depth: int,
@@ -172,11 +275,10 @@ def _assemble(tops: list[_Top], names: tuple[str, ...], depth: int,
     canonical = topic_order(topic_ids.to_pylist())
     position = {topic: i for i, topic in enumerate(canonical)}
     to_canonical = np.array([position[t] for t in topic_ids.to_pylist()], dtype=np.int64)
-    entries = pd.DataFrame({"run": run[keep], "topic": to_canonical[topic_codes[keep]],
-                            "doc": doc_codes[keep], "rank": rank[rank <= depth],
-                            "score": score[keep]})
-    entries["norm"] = _min_max(group[keep], entries["score"].to_numpy())
-    if exclude is not None and len(entries):
+    entries = {"run": run[keep], "topic": to_canonical[topic_codes[keep]],
+               "doc": doc_codes[keep], "rank": rank[rank <= depth], "score": score[keep]}
+    entries["norm"] = _min_max(group[keep], entries["score"])
+    if exclude is not None and len(keep):
         entries = _exclude(entries, exclude, topic_ids, to_canonical, doc_ids)
     return _group(entries, names, depth, canonical, doc_ids)
 
@@ -192,48 +294,52 @@ def _min_max(group: np.ndarray, score: np.ndarray) -> np.ndarray:
     return np.where(span > 0, (score - low) / np.where(span > 0, span, 1.0), 1.0)
 
 
-def _exclude(entries: pd.DataFrame, judged: pd.DataFrame, topic_ids: pa.Array,
-             to_canonical: np.ndarray, doc_ids: pa.Array) -> pd.DataFrame:
+def _exclude(entries: dict[str, np.ndarray], judged: pd.DataFrame, topic_ids: pa.Array,
+             to_canonical: np.ndarray, doc_ids: pa.Array) -> dict[str, np.ndarray]:
     """Entries whose (topic, doc) is not among ``judged``'s pairs."""
-    topic = pc.index_in(pa.array(judged["topic"].astype(str).to_numpy(dtype=object),
-                                 type=pa.string()), value_set=topic_ids)
-    doc = pc.index_in(pa.array(judged["doc"].astype(str).to_numpy(dtype=object),
-                               type=pa.string()), value_set=doc_ids)
-    known = pc.and_(pc.is_valid(topic), pc.is_valid(doc)).to_numpy(zero_copy_only=False)
+    topic = numpy_of(index_in(pa.array(judged["topic"].astype(str).to_numpy(dtype=object),
+                                       type=pa.string()), topic_ids), fill=-1)
+    doc = numpy_of(index_in(pa.array(judged["doc"].astype(str).to_numpy(dtype=object),
+                                     type=pa.string()), doc_ids), fill=-1)
+    known = (topic >= 0) & (doc >= 0)
     width = max(len(doc_ids), 1)
-    judged_keys = (to_canonical[topic.to_numpy(zero_copy_only=False)[known].astype(np.int64)]
-                   * width + doc.to_numpy(zero_copy_only=False)[known].astype(np.int64))
-    keys = entries["topic"].to_numpy() * width + entries["doc"].to_numpy()
-    return entries.loc[~np.isin(keys, judged_keys)].reset_index(drop=True)
+    judged_keys = (to_canonical[topic[known].astype(np.int64)] * width
+                   + doc[known].astype(np.int64))
+    kept = ~np.isin(entries["topic"] * width + entries["doc"], judged_keys)
+    return {name: values[kept] for name, values in entries.items()}
 
 
-def _group(entries: pd.DataFrame, names: tuple[str, ...], depth: int, canonical: list[str],
-           doc_ids: pa.Array) -> Pool:
+def _group(entries: dict[str, np.ndarray], names: tuple[str, ...], depth: int,
+           canonical: list[str], doc_ids: pa.Array) -> Pool:
     """Sort entries by (topic, doc, run) and reduce each pair's group to one pool row."""
-    topic, doc, run = (entries[c].to_numpy() for c in ("topic", "doc", "run"))
-    order = np.lexsort((run, doc, topic))
-    entries = entries.iloc[order].reset_index(drop=True)
-    topic, doc, run = topic[order], doc[order], run[order]
+    order = _pair_order(entries["topic"], entries["doc"], entries["run"], len(names))
+    entries = {name: values[order] for name, values in entries.items()}
+    topic, doc = entries.pop("topic"), entries.pop("doc")
     new_pair = np.r_[True, (topic[1:] != topic[:-1]) | (doc[1:] != doc[:-1])][: len(order)]
     starts = np.flatnonzero(new_pair)
-    # A pair's first run is written bare, the others as ",name": concatenation joins them.
-    bare = np.array(names, dtype=object)
-    comma = np.array([f",{name}" for name in names], dtype=object)
-    pieces = np.where(new_pair, bare[run], comma[run])
-    joined = np.add.reduceat(pieces, starts) if len(starts) else bare[:0]
-    pairs = pd.DataFrame(
-        {
-            "topic": np.array(canonical, dtype=object)[topic[starts]],
-            "doc": doc_ids.take(pa.array(doc[starts], type=pa.int64())).to_numpy(
-                zero_copy_only=False).astype(object),
-            "best_rank": np.minimum.reduceat(entries["rank"].to_numpy(), starts)
-            if len(starts) else np.zeros(0, dtype=np.int64),
-            "runs": joined,
-            "n_runs": np.diff(np.r_[starts, len(order)]).astype(np.int64),
-        }
-    )
-    entries = entries.drop(columns=["topic", "doc"]).assign(pair=np.cumsum(new_pair) - 1)
-    return Pool(pairs, entries[["pair", "run", "rank", "score", "norm"]], names, depth)
+    seen = np.zeros(len(canonical), dtype=bool)
+    seen[topic[starts]] = True  # topics left after exclude, renumbered in canonical order
+    columns = PairColumns(
+        (np.cumsum(seen) - 1)[topic[starts]],
+        text_array([canonical[i] for i in np.flatnonzero(seen)]),
+        take(doc_ids, int_array(doc[starts])),
+        np.minimum.reduceat(entries["rank"], starts) if len(starts)
+        else np.zeros(0, dtype=np.int64),
+        joined_names(names, entries["run"], starts),
+        np.diff(np.r_[starts, len(order)]).astype(np.int64))
+    entries["pair"] = np.cumsum(new_pair) - 1
+    return Pool(columns, entries, names, depth)
+
+
+def _pair_order(topic: np.ndarray, doc: np.ndarray, run: np.ndarray, runs: int) -> np.ndarray:
+    """Positions sorting entries by (topic, doc, run): one int64 key (each is distinct) argsorted,
+    or a three-key lexsort when the key would not fit in 63 bits."""
+    if len(topic) == 0:
+        return np.zeros(0, dtype=np.int64)
+    docs, topics = int(doc.max()) + 1, int(topic.max()) + 1
+    if topics * docs * runs >= 1 << 62:
+        return np.lexsort((run, doc, topic))
+    return np.argsort((topic * docs + doc) * runs + run, kind="stable")
 
 
 def apply_budget(
@@ -247,19 +353,39 @@ def apply_budget(
     by topic then order, with ``order`` renumbered 1..n within each topic and a boolean ``floor``
     column. Raises InputError for a budget below 1 or a negative floor.
     """
+    rows, renumbered, in_floor = budget_rows(pool, order, budget=budget, floor=floor)
+    result = pool.pairs.iloc[rows].reset_index(drop=True)
+    result["floor"] = in_floor
+    result["order"] = renumbered
+    return result
+
+
+def budget_rows(pool: Pool, order: np.ndarray, *, budget: int | None = None, floor: int = 0
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`apply_budget` without pandas: the rows of ``pool.pairs`` it keeps, in its order,
+    with their renumbered order and whether they are in the floor."""
     if budget is not None and budget < 1:
         raise InputError(f"budget must be at least 1, got {budget}")
     if floor < 0:
         raise InputError(f"floor must not be negative, got {floor}")
-    pairs = pool.pairs
-    in_floor = np.zeros(len(pairs), dtype=bool)
-    entries = pool.entries
-    in_floor[entries["pair"].to_numpy()[entries["rank"].to_numpy() <= floor]] = True
-    topic_codes = pd.Categorical(pairs["topic"], categories=pool.topics).codes
-    rows = np.lexsort((np.asarray(order), ~in_floor, topic_codes))
-    result = pairs.iloc[rows].reset_index(drop=True)
-    result["floor"] = in_floor[rows]
-    result["order"] = result.groupby("topic", sort=False).cumcount().to_numpy() + 1
-    if budget is not None:
-        result = result.loc[result["floor"] | (result["order"] <= budget)].reset_index(drop=True)
-    return result
+    in_floor = np.zeros(pool.n_pairs, dtype=bool)
+    in_floor[pool.entry_column("pair")[pool.entry_column("rank") <= floor]] = True
+    topic = pool.topic_codes()
+    rows = np.lexsort((np.asarray(order), ~in_floor, topic))
+    renumbered = within(topic[rows]) + 1
+    kept = slice(None) if budget is None else in_floor[rows] | (renumbered <= budget)
+    return rows[kept], renumbered[kept], in_floor[rows][kept]
+
+
+def pool_table(pool: Pool, rows: np.ndarray, order: np.ndarray, **extra: np.ndarray
+               ) -> pa.Table:
+    """The pool file's rows as an Arrow table (no pandas): ``topic doc order best_rank runs``
+    of the pairs at ``rows`` with their judging ``order``, then the numeric ``extra`` columns
+    (aligned with ``rows``) in the order given."""
+    index = int_array(np.asarray(rows, dtype=np.int64))
+    columns = [take(pool.pair_text("topic"), index), take(pool.pair_text("doc"), index),
+               int_array(np.asarray(order, dtype=np.int64)),
+               int_array(pool.pair_column("best_rank")[rows]),
+               take(pool.pair_text("runs"), index),
+               *(int_array(values) for values in extra.values())]  # any numeric dtype
+    return pa.Table.from_arrays(columns, names=[*POOL_COLUMNS, *extra])

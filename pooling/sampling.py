@@ -31,12 +31,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from itertools import pairwise
 from os import PathLike
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
-import pandas as pd
+import pyarrow as pa
 
-from pooling.pool import Pool
+from pooling.pool import Pool, pool_table
 from pooling.sampling_draws import (
     bounded_shares,
     draw_srs,
@@ -45,11 +45,15 @@ from pooling.sampling_draws import (
     within,
 )
 from pooljudge.errors import InputError
+from pooljudge.formats.columnar import numpy_of
 from pooljudge.formats.trec import POOL_COLUMNS, SAMPLE_COLUMNS
 from pooljudge.grammar import format_name, parse_name
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 __all__ = ["DESIGNS", "PRIORS", "SAMPLED_POOL", "Design", "Plan", "draw", "parse_design",
-           "plan_sample", "sample_pool", "stratum_summary"]
+           "plan_sample", "sample_pool", "sample_table", "stratum_summary"]
 
 DESIGNS = ("uniform", "strata", "pps")
 PRIORS = ("ap", "rrf", "rbp")
@@ -166,11 +170,10 @@ def plan_sample(pool: Pool, design: Design, *, budget: int | None = None) -> Pla
         raise InputError(f"the budget must be at least 1 pair, got {budget}")
     if budget is None and design.kind != "strata" and design.rate is None:
         raise InputError(f"the design {design} needs rate=R or a budget")
-    pairs = pool.pairs
-    topic = pd.Categorical(pairs["topic"], categories=pool.topics).codes.astype(np.int64)
+    topic = pool.topic_codes()
     bounds = np.array([b for b, _ in design.strata] or [pool.depth])
     rates = np.array([r for _, r in design.strata] or [design.rate or 1.0])
-    stratum = np.searchsorted(bounds, pairs["best_rank"].to_numpy(), side="left")
+    stratum = np.searchsorted(bounds, pool.pair_column("best_rank"), side="left")
     cells, cell = np.unique(topic * len(bounds) + stratum, return_inverse=True)
     population = np.bincount(cell, minlength=len(cells))
     cell_topic, cell_rate = cells // len(bounds), rates[cells % len(bounds)]
@@ -194,11 +197,11 @@ def _split_budget(budget: int, cell_topic: np.ndarray, population: np.ndarray,
     if budget < len(population):
         raise InputError(f"a budget of {budget} pairs is too small for this design: every "
                          f"topic and stratum needs one, {len(population)} in all")
-    topics = np.unique(cell_topic)
-    topic_of = np.searchsorted(topics, cell_topic)
+    first = np.diff(cell_topic, prepend=-1) != 0  # cells are sorted by topic
+    topic_of = np.cumsum(first) - 1
     size_t = np.bincount(topic_of, population)
     total = np.array([float(min(budget, population.sum()))])
-    one = np.zeros(len(topics), dtype=np.int64)
+    one = np.zeros(int(first.sum()), dtype=np.int64)
     per_topic = largest_remainder(
         bounded_shares(size_t, one, total, np.bincount(topic_of).astype(float), size_t),
         one, total)
@@ -212,12 +215,11 @@ def _prior(pool: Pool, prior: str) -> np.ndarray:
     from pooling.static_orders import rbp_sum, rrf
     from pooling.strategies import REGISTRY
 
-    entries = pool.entries
     if prior == "ap":
         harmonic = np.cumsum(1.0 / np.arange(1, pool.depth + 1))
-        rank = entries["rank"].to_numpy()
+        rank = pool.entry_column("rank")
         weights = (1.0 + harmonic[-1] - harmonic[rank - 1]) / pool.depth
-        weights = np.bincount(entries["pair"].to_numpy(), weights, minlength=len(pool.pairs))
+        weights = np.bincount(pool.entry_column("pair"), weights, minlength=pool.n_pairs)
     elif prior == "rrf":
         weights = -rrf(pool, **REGISTRY["rrf"].defaults)
     else:
@@ -243,6 +245,16 @@ def sample_pool(pool: Pool, design: Design, *, budget: int | None, seed: int,
     ``order`` is a judging order within topics aligned with ``pool.pairs`` (default: the
     static ``rrf`` order). InputError as :func:`plan_sample`, or for a negative seed.
     """
+    import pandas as pd
+
+    table = sample_table(pool, design, budget=budget, seed=seed, order=order)
+    return pd.DataFrame({name: table.column(name).to_numpy() for name in SAMPLED_POOL})
+
+
+def sample_table(pool: Pool, design: Design, *, budget: int | None, seed: int,
+                 order: np.ndarray | None = None) -> pa.Table:
+    """:func:`sample_pool`'s rows as an Arrow table (text as Arrow strings), made without
+    pandas: what ``pooljudge pool --sample`` writes."""
     if seed < 0:
         raise InputError(f"the seed must not be negative, got {seed}")
     plan = plan_sample(pool, design, budget=budget)
@@ -251,20 +263,19 @@ def sample_pool(pool: Pool, design: Design, *, budget: int | None, seed: int,
         from pooling.static_orders import static_order
 
         order = static_order(pool, "rrf")
-    pairs = pool.pairs
-    topic = pd.Categorical(pairs["topic"], categories=pool.topics).codes
+    topic = pool.topic_codes()
     rows = np.lexsort((np.asarray(order), ~sampled, topic))
-    frame = pairs.iloc[rows][["topic", "doc", "best_rank", "runs"]].reset_index(drop=True)
-    frame.insert(2, "order", within(topic[rows]) + 1)
-    frame["stratum"] = plan.stratum[rows]
-    frame["inclusion"] = plan.inclusion[rows]
-    frame["sampled"] = sampled[rows].astype(np.int64)
-    return frame
+    return pool_table(pool, rows, within(topic[rows]) + 1, stratum=plan.stratum[rows],
+                      inclusion=plan.inclusion[rows], sampled=sampled[rows].astype(np.int64))
 
 
-def stratum_summary(sample: pd.DataFrame, design: Design) -> pd.DataFrame:
-    """Per stratum of a sampled pool's frame: its ranks, the population (pairs over all
-    topics), the pairs sampled, and the smallest, mean and largest π."""
+def stratum_summary(sample: pd.DataFrame | pa.Table, design: Design) -> pd.DataFrame:
+    """Per stratum of a sampled pool's frame (or table): its ranks, the population (pairs over
+    all topics), the pairs sampled, and the smallest, mean and largest π."""
+    if isinstance(sample, pa.Table):
+        import pandas as pd
+
+        sample = pd.DataFrame({c: numpy_of(sample.column(c)) for c in SAMPLE_COLUMNS})
     bounds = [b for b, _ in design.strata] or [design.depth]
     groups = sample.groupby("stratum", sort=True)
     table = groups.agg(population=("sampled", "size"), sampled=("sampled", "sum"),

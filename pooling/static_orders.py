@@ -13,7 +13,6 @@ order of the input. Within a topic, pairs are ordered by the fused score (best f
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from pooling.pool import Pool
 from pooling.strategies import REGISTRY
@@ -23,37 +22,37 @@ __all__ = ["order_within_topics", "static_order"]
 
 
 def _sum_by_pair(pool: Pool, weights: np.ndarray) -> np.ndarray:
-    return np.bincount(pool.entries["pair"].to_numpy(), weights=weights, minlength=len(pool.pairs))
+    return np.bincount(pool.entry_column("pair"), weights=weights, minlength=pool.n_pairs)
 
 
 def _max_by_pair(pool: Pool, weights: np.ndarray) -> np.ndarray:
-    result = np.full(len(pool.pairs), -np.inf)
-    np.maximum.at(result, pool.entries["pair"].to_numpy(), weights)
+    result = np.full(pool.n_pairs, -np.inf)
+    np.maximum.at(result, pool.entry_column("pair"), weights)
     return result
 
 
 def rrf(pool: Pool, *, k: float) -> np.ndarray:
     """Reciprocal rank fusion (Cormack, Clarke and Büttcher 2009): ``-sum 1/(k + rank)``."""
-    return -_sum_by_pair(pool, 1.0 / (k + pool.entries["rank"].to_numpy()))
+    return -_sum_by_pair(pool, 1.0 / (k + pool.entry_column("rank")))
 
 
 def combsum(pool: Pool) -> np.ndarray:
     """CombSUM (Fox and Shaw 1994) over min-max normalised scores."""
-    return -_sum_by_pair(pool, pool.entries["norm"].to_numpy())
+    return -_sum_by_pair(pool, pool.entry_column("norm"))
 
 
 def combmnz(pool: Pool) -> np.ndarray:
     """CombMNZ: CombSUM times the number of runs retrieving the document."""
-    return combsum(pool) * pool.pairs["n_runs"].to_numpy()
+    return combsum(pool) * pool.pair_column("n_runs")
 
 
 def borda(pool: Pool) -> np.ndarray:
     """Borda count: each run gives ``depth - rank + 1`` points."""
-    return -_sum_by_pair(pool, (pool.depth - pool.entries["rank"].to_numpy() + 1).astype(float))
+    return -_sum_by_pair(pool, (pool.depth - pool.entry_column("rank") + 1).astype(float))
 
 
 def _rbp_weights(pool: Pool, p: float) -> np.ndarray:
-    return (1.0 - p) * p ** (pool.entries["rank"].to_numpy() - 1.0)
+    return (1.0 - p) * p ** (pool.entry_column("rank") - 1.0)
 
 
 def rbp_sum(pool: Pool, *, p: float) -> np.ndarray:
@@ -68,29 +67,29 @@ def rbp_max(pool: Pool, *, p: float) -> np.ndarray:
 
 def take(pool: Pool, *, n: int) -> np.ndarray:
     """Take@N round robin: the first (round, run, rank) at which a run offers the document."""
-    entries = pool.entries
-    rank = entries["rank"].to_numpy()
-    slot = ((rank - 1) // n) * len(pool.run_names) + entries["run"].to_numpy()
+    rank = pool.entry_column("rank")
+    slot = ((rank - 1) // n) * len(pool.run_names) + pool.entry_column("run")
     key = slot.astype(np.int64) * (pool.depth + 1) + rank
-    first = np.full(len(pool.pairs), np.iinfo(np.int64).max)
-    np.minimum.at(first, entries["pair"].to_numpy(), key)
+    first = np.full(pool.n_pairs, np.iinfo(np.int64).max)
+    np.minimum.at(first, pool.entry_column("pair"), key)
     return first.astype(float)
 
 
 def docid(pool: Pool) -> np.ndarray:
     """Document id ascending (pairs are already sorted by document within a topic)."""
-    return np.arange(len(pool.pairs), dtype=float)
+    return np.arange(pool.n_pairs, dtype=float)
 
 
 def order_within_topics(pool: Pool, key: np.ndarray) -> np.ndarray:
     """1-based judging order within each topic: ``key`` ascending, then best rank, then doc id."""
-    pairs = pool.pairs
-    topic_codes = pd.Categorical(pairs["topic"], categories=pool.topics).codes
-    position = np.arange(len(pairs))
-    rows = np.lexsort((position, pairs["best_rank"].to_numpy(), key, topic_codes))
-    within = pd.Series(topic_codes[rows]).groupby(topic_codes[rows], sort=False).cumcount()
-    order = np.empty(len(pairs), dtype=np.int64)
-    order[rows] = within.to_numpy() + 1
+    topic_codes = pool.topic_codes()
+    position = np.arange(pool.n_pairs)
+    rows = np.lexsort((position, pool.pair_column("best_rank"), key, topic_codes))
+    topic = topic_codes[rows]  # contiguous topics: a row's place is its offset in its topic
+    first = np.maximum.accumulate(np.where(np.r_[True, topic[1:] != topic[:-1]][:len(topic)],
+                                           position, 0))
+    order = np.empty(pool.n_pairs, dtype=np.int64)
+    order[rows] = position - first + 1
     return order
 
 

@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support.benchmarks import load_benchmark
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("eval_speed", ROOT / "benchmarks" /
-                                                  "eval_speed.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("eval_speed")
 
 
 def test_a_trec_eval_binary_is_timed_when_named(bench, monkeypatch, tmp_path):

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import gc
 import json
+import os
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
@@ -21,6 +25,8 @@ from pooljudge.cli.output import emit, warn
 from pooljudge.defaults import DEFAULT_MEASURES
 from pooljudge.errors import UsageError
 from pooljudge.progress import progress
+
+ERROR_COLUMNS = ("se", "ci_low", "ci_high")
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -56,9 +62,14 @@ def register(subparsers: Subcommands) -> None:
     parser.add_argument("--se", action="store_true",
                         help="with --prels: each estimate's standard error (statPrec@k: "
                              "Hajek's variance of the stratified unequal-probability sample; "
-                             "others: bootstrap within strata, seeded) and the 95%% t interval "
+                             "others: see --se-method) and the 95%% t interval "
                              "of the mean over topics "
                              "(tsv/json: columns se ci_low ci_high)")
+    parser.add_argument("--se-method", choices=("linearised", "bootstrap"),
+                        help="implies --se: the SE of statAP, statNDCG, xinfAP, infNDCG by "
+                             "linearisation (Hajek's variance of each judged document's "
+                             "delete-one influence) or by a seeded bootstrap within strata "
+                             "(default: each estimator's own, metrics.uncertainty)")
     add_units_options(parser, "the level of the qrels")
     add_compat_option(parser)
     add_format_option(parser, "table (default): means per run; tsv: run topic measure value. "
@@ -70,13 +81,14 @@ def register(subparsers: Subcommands) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from metrics.estimators import check_prels
-    from metrics.evaluate import parse_all, score_all
-    from metrics.returned import cutoffs, num_ret, with_counts
+    with _lean_start():
+        from metrics.estimators import check_prels
+        from metrics.evaluate import parse_all, score_all
+        from metrics.returned import cutoffs, num_ret, with_counts
 
     measures = measures_from(args)
     check_prels(measures, args.prels is not None)
-    if args.se and not args.prels:
+    if (args.se or args.se_method) and not args.prels:
         raise UsageError("--se needs --prels FILE: standard errors are those of the estimators "
                          "from sampled judgments")
     _refuse_with_units(args)
@@ -107,7 +119,8 @@ def run(args: argparse.Namespace) -> int:
             level = None
             qrels, results = score_all(qrels_source, args.runs, computed,
                                        judged_only=args.judged_only, runs_seen=seen,
-                                       compat=args.compat, prels=args.prels, se=args.se)
+                                       compat=args.compat, prels=args.prels,
+                                       se=args.se_method or args.se)
     finally:
         bar.close()
     results = [with_counts(result, ks) for result in results]
@@ -124,6 +137,31 @@ def run(args: argparse.Namespace) -> int:
                        level)
     emit(text, args.output)
     return 0
+
+
+@contextlib.contextmanager
+def _lean_start() -> Iterator[None]:
+    """The first imports of numpy and pyarrow made cheaper, in a process that has not imported
+    numpy yet (the ``pooljudge eval`` command; nothing changes when it is loaded already):
+
+    - ``OPENBLAS_NUM_THREADS`` defaults to 1: numpy's OpenBLAS otherwise starts a thread per
+      core at import that busy-waits for work for about 0.1 s; eval does no BLAS work, and that
+      CPU time competed with parsing on a busy machine (a setting given by the user stands);
+    - no garbage collection passes while the modules load: they create some 100,000 objects
+      and no garbage, and each full pass over them (a few per start-up) was wasted. The
+      collector is on again afterwards.
+    """
+    if "numpy" in sys.modules:
+        yield
+        return
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _shown(measures: Sequence) -> list[str]:
@@ -212,7 +250,9 @@ def _render(results: Sequence[RunResult], fmt: str, shown: list[str], per_topic:
     from metrics.evaluate import tidy
 
     if any(result.errors for result in results):
-        return _with_errors(tidy(results, per_topic=per_topic), fmt, shown)
+        if fmt != "table":
+            return _errors_text(results, fmt, shown, per_topic)
+        return _with_errors(tidy(results, per_topic=per_topic), shown)
     if fmt == "tsv":
         lines = ["run\ttopic\tmeasure\tvalue"]
         lines += [f"{r}\t{t}\t{m}\t{v!r}" for r, t, m, v in _rows(results, per_topic)]
@@ -224,32 +264,51 @@ def _render(results: Sequence[RunResult], fmt: str, shown: list[str], per_topic:
 
     if automatic is not None:
         results = [*results, *_renamed(automatic)]
-    return _table(tidy(results, per_topic=per_topic), shown, automatic is not None, level)
+        return _table(tidy(results, per_topic=per_topic), shown, True, level)
+    from metrics.returned import NUM_RET
+    from pooljudge.cli.eval_table import table_text
+
+    counts = [m for m in shown if m == NUM_RET or m.startswith("short@")]
+    text = table_text(results, shown, counts, (TABLE_COVERAGE, "unjudged@10"), per_topic)
+    if text is None:  # a case the pandas frame handles its own way (eval_table's docstring)
+        return _table(tidy(results, per_topic=per_topic), shown, False, level)
+    return _with_legend(text, False, level)
 
 
-def _with_errors(frame: pd.DataFrame, fmt: str, shown: list[str]) -> str:
-    """--se output: tsv/json rows ``run topic measure value se ci_low ci_high`` (NaN where a
-    measure has no SE, an empty field in tsv, null in json); the table lists, per run and
-    measure, the mean and, for the estimators, the SE of the mean and its 95% t interval."""
+def _with_errors(frame: pd.DataFrame, shown: list[str]) -> str:
+    """--se table: per run and measure, the mean and, for the estimators, the SE of the mean
+    and its 95% t interval (tsv and json: :func:`_errors_text`)."""
     frame = frame[frame["measure"].isin(shown)]
-    if fmt == "tsv":
-        def cell(value: object) -> str:
-            return "" if isinstance(value, float) and value != value else repr(value)
-
-        rows = frame.astype(object).itertuples(index=False)  # one line each: text output
-        lines = ["\t".join(frame.columns)]
-        lines += ["\t".join([r, t, m, *(cell(float(v)) for v in rest)])
-                  for r, t, m, *rest in rows]
-        return "\n".join(lines) + "\n"
-    if fmt == "json":
-        records = frame.astype(object).where(frame.notna(), None).to_dict("records")
-        return json.dumps(records, indent=1) + "\n"
     means = frame[frame["topic"] == "all"]
     text = means.drop(columns="topic").to_string(index=False,
                                                  float_format=lambda v: f"{v:.4f}")
     legend = ("mean over topics; se = its standard error; ci = 95% t interval over the topic "
               "estimates (--format tsv: every topic's own SE)")
     return f"{text}\n{legend}\n"
+
+
+def _errors_text(results: Sequence[RunResult], fmt: str, shown: list[str], per_topic: bool
+                 ) -> str:
+    """--se tsv/json: rows ``run topic measure value se ci_low ci_high`` in tidy's order, from
+    the results' arrays (no pandas); NaN is an empty tsv field, null in json."""
+    from metrics.uncertainty import error_columns
+
+    wanted = set(shown)
+    rows = []
+    for result in results:
+        extra = error_columns(result, per_topic)
+        errors = zip(*(extra[k].tolist() for k in ERROR_COLUMNS), strict=True)
+        rows += [(*row, *more) for row, more in zip(_rows([result], per_topic), errors,
+                                                     strict=True) if row[2] in wanted]
+    names = ["run", "topic", "measure", "value", *ERROR_COLUMNS]
+    if fmt == "json":
+        records = [dict(zip(names, (*row[:3], *(None if v != v else v for v in row[3:])),
+                            strict=True)) for row in rows]
+        return json.dumps(records, indent=1) + "\n"
+    lines = ["\t".join(names)]
+    lines += ["\t".join([*row[:3], *("" if v != v else repr(v) for v in row[3:])])
+              for row in rows]
+    return "\n".join(lines) + "\n"
 
 
 def _renamed(automatic: Sequence[RunResult]) -> list[RunResult]:
@@ -310,7 +369,12 @@ def _table(frame: pd.DataFrame, shown: list[str], automatic: bool = False,
             index=["run", "topic"], columns="measure", values="value", sort=False)[
             AUTOMATIC_COLUMN]
     wide = wide.reset_index()
-    text = wide.to_string(index=False, float_format=lambda v: f"{v:.4f}")
+    return _with_legend(wide.to_string(index=False, float_format=lambda v: f"{v:.4f}"),
+                        automatic, level)
+
+
+def _with_legend(text: str, automatic: bool, level: str | None) -> str:
+    """The table's text, then its legend line (naming Automatic@10 and the --units level)."""
     legend = ("topic 'all' = mean over the evaluated topics; NumRet = documents returned "
               "(summed over topics); short@k = topics where fewer than k documents were "
               "returned (a topic missing from the run counts); unjudged@10 = share of the top "

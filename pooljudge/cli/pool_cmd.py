@@ -189,9 +189,11 @@ def _refuse(args: argparse.Namespace, mode: str, options: dict[str, bool]) -> No
 
 
 def _pool(args: argparse.Namespace) -> int:
-    import pandas as pd
+    import numpy as np
 
-    from pooling import apply_budget, build_pool, make_policy
+    from pooling import build_pool, make_policy
+    from pooling.pool import budget_rows, pool_table
+    from pooling.static_orders import static_order
     from pooling.strategies import is_adaptive
     from pooljudge.formats.trec import write_pool
 
@@ -211,24 +213,28 @@ def _pool(args: argparse.Namespace) -> int:
                          "judgments as they arrive; pool everything and stop at the budget")
     runs, exclude = _pool_inputs(args, args.depth)
     pool = build_pool(runs, args.depth, exclude=exclude)
-    if exclude is not None and pool.pairs.empty:
+    if exclude is not None and pool.n_pairs == 0:
         warn("pool", f"every pooled pair is already judged in "
              f"{args.exclude or f'dataset {args.dataset}'}; the pool is empty")
-    order = make_policy(specs[0], pool, seed=args.seed).plan()
-    result = apply_budget(pool, order, budget=args.budget, floor=args.floor)
-    write_pool(result[["topic", "doc", "order", "best_rank", "runs", "n_runs"]], args.output)
+    spec = specs[0]  # a static order is the plan of its policy, without making the policy
+    order = (make_policy(spec, pool, seed=args.seed).plan() if is_adaptive(spec)
+             else static_order(pool, spec.name, **dict(spec.params)))
+    rows, ranks, _ = budget_rows(pool, order, budget=args.budget, floor=args.floor)
+    write_pool(pool_table(pool, rows, ranks, n_runs=pool.pair_column("n_runs")[rows]),
+               args.output)  # an Arrow table: no pandas unless a policy or --stats needs it
     if args.stats:
-        kept = pool.pairs.set_index(["topic", "doc"]).index.isin(
-            pd.MultiIndex.from_frame(result[["topic", "doc"]]))
+        kept = np.zeros(pool.n_pairs, dtype=bool)
+        kept[rows] = True
         _print_stats(pool.subset(kept), sys.stderr if args.output == "-" else sys.stdout)
     return 0
 
 
 def _sample(args: argparse.Namespace) -> int:
     from pooling import build_pool
-    from pooling.sampling import parse_design, sample_pool, stratum_summary
+    from pooling.sampling import parse_design, sample_table, stratum_summary
     from pooling.static_orders import static_order
     from pooling.strategies import is_adaptive
+    from pooljudge.formats.columnar import numpy_of
     from pooljudge.formats.trec import write_pool
 
     _check_common(args)
@@ -253,17 +259,18 @@ def _sample(args: argparse.Namespace) -> int:
         raise UsageError(f"--depth {args.explicit_depth} disagrees with --sample {design}, "
                          f"of depth {design.depth}")
     pool = build_pool(_pool_inputs(args, design.depth)[0], design.depth)
-    if args.budget is not None and args.budget >= len(pool.pairs):
-        warn("pool", f"--budget {args.budget} covers the whole pool ({len(pool.pairs)} pairs): "
+    if args.budget is not None and args.budget >= pool.n_pairs:
+        warn("pool", f"--budget {args.budget} covers the whole pool ({pool.n_pairs} pairs): "
              "every pair is sampled")
     order = static_order(pool, spec.name, **dict(spec.params))
-    frame = sample_pool(pool, design, budget=args.budget, seed=args.seed, order=order)
-    write_pool(frame, args.output)
+    table = sample_table(pool, design, budget=args.budget, seed=args.seed, order=order)
+    write_pool(table, args.output)  # an Arrow table: no pandas on this path
     if args.stats:
         stream = sys.stderr if args.output == "-" else sys.stdout
-        print(f"sampled pool: {design}, seed {args.seed}: {int(frame['sampled'].sum())} of "
-              f"{len(frame)} pairs, {len(pool.topics)} topics", file=stream)
-        print(stratum_summary(frame, design).to_string(index=False), file=stream)
+        sampled = int(numpy_of(table.column("sampled")).sum())
+        print(f"sampled pool: {design}, seed {args.seed}: {sampled} of "
+              f"{table.num_rows} pairs, {len(pool.topics)} topics", file=stream)
+        print(stratum_summary(table, design).to_string(index=False), file=stream)
     return 0
 
 

@@ -18,7 +18,10 @@ from pooljudge.formats._arrow import all_true, decode, equal, take
 from pooljudge.formats._arrow_numpy import int_array, numpy_of
 from pooljudge.formats._sort import segment_starts, sorted_within
 
-__all__ = ["all_same_strings", "first_repeat", "pair_keys", "string_hashes", "surely_no_repeat"]
+__all__ = [
+    "all_same_strings", "first_repeat", "leading_words", "pair_keys", "string_hashes",
+    "surely_no_repeat",
+]
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -61,6 +64,20 @@ def string_hashes(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
                 return hashes
             rows = np.flatnonzero(longer) if rows is None else rows[longer]
             word += 1
+
+
+def leading_words(values: pa.Array, rows: np.ndarray) -> np.ndarray:
+    """Per row of ``rows`` (positions in the string array ``values``), the first 8 bytes of its
+    string read big-endian, zero-padded past the end: a uint64 that orders like the strings'
+    byte order wherever two of them differ (equal words: the strings share their first 8
+    bytes, or differ only by trailing NUL bytes; compare them otherwise).
+    """
+    offsets, data = _buffers(values)
+    rows = np.asarray(rows, dtype=np.int64)
+    starts = offsets[rows]
+    left = np.clip(offsets[rows + 1] - starts, 0, 8)
+    words = _words_at(data, int(offsets[-1]) if len(offsets) else 0, starts) & _KEEP[left]
+    return words.byteswap()
 
 
 def pair_keys(topic_codes: np.ndarray, doc_hashes: np.ndarray) -> np.ndarray:
@@ -140,8 +157,11 @@ def _buffers(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _words_at(data: np.ndarray, end: int, positions: np.ndarray) -> np.ndarray:
-    """The little-endian uint64 read at each byte position (bytes past ``end`` read as 0)."""
-    near_end = positions > end - 8
+    """The little-endian uint64 read at each byte position (bytes past ``end`` read as 0).
+
+    Every position is read in one gather (those within 8 bytes of the end clamped), then the
+    few near the end are read again from a zero-padded copy of the last 8 bytes.
+    """
     tail_start = max(end - 8, 0)
     tail = np.zeros(16, dtype=np.uint8)
     tail[:end - tail_start] = data[tail_start:end]
@@ -149,11 +169,10 @@ def _words_at(data: np.ndarray, end: int, positions: np.ndarray) -> np.ndarray:
     if end < 8:
         return tail_words[np.clip(positions - tail_start, 0, 8)]
     words = np.ndarray(shape=(end - 7,), dtype="<u8", buffer=data, strides=(1,))
-    if not near_end.any():
-        return words[positions]
-    out = np.empty(len(positions), dtype=np.uint64)
-    out[~near_end] = words[positions[~near_end]]
-    out[near_end] = tail_words[np.clip(positions[near_end] - tail_start, 0, 8)]
+    out = words[np.minimum(positions, end - 8)]
+    near_end = np.flatnonzero(positions > end - 8)
+    if len(near_end):
+        out[near_end] = tail_words[np.clip(positions[near_end] - tail_start, 0, 8)]
     return out
 
 

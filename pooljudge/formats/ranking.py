@@ -19,13 +19,15 @@ import pyarrow as pa
 
 from pooljudge.formats._arrow import decode, dictionary_encode, sort_indices, take
 from pooljudge.formats._columns import int_array, numpy_of
+from pooljudge.formats._keys import leading_words
+from pooljudge.formats._sort import segment_starts, sorted_within
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
     "Precision", "byte_order_codes", "rank_order", "rank_positions", "rank_rows", "rank_run",
-    "score_keys",
+    "score_keys", "sort_ties",
 ]
 
 Precision = Literal["single", "double"]
@@ -114,14 +116,65 @@ def rank_rows(topic_codes: np.ndarray, scores: np.ndarray, docs: pa.Array,
     resolve[group[1:][same]] = True
     rows = np.flatnonzero(resolve[group])
     if len(rows):
-        order[rows] = _sort_ties(order[rows], group[rows], scores, docs, precision)
+        order[rows] = sort_ties(order[rows], group[rows], scores, docs, precision=precision)
     return order
 
 
-def _sort_ties(tied: np.ndarray, group: np.ndarray, scores: np.ndarray, docs: pa.Array,
-               precision: Precision) -> np.ndarray:
-    """``tied`` (row positions) sorted by ``group``, then (``"double"`` only) exact score
-    descending, then doc id descending."""
+def sort_ties(tied: np.ndarray, group: np.ndarray, scores: np.ndarray, docs: pa.Array, *,
+              precision: Precision = "double") -> np.ndarray:
+    """``tied`` (row positions into ``scores`` and ``docs``, with ``group`` non-decreasing: the
+    rows of tie groups one group after another) sorted by ``group``, then (``"double"`` only)
+    exact score descending, then doc id descending (byte order).
+
+    Each group is sorted alone (:func:`~pooljudge.formats._sort.sorted_within`) by its ids'
+    first 8 bytes (:func:`~pooljudge.formats._keys.leading_words`) packed above the row's place
+    in the group (the ``b`` low bits of a word give way to it, ``2**b`` >= the group's size).
+    Only groups where two packed words are equal, or (``"double"``) exact scores differ, are
+    sorted by Arrow's multi-key sort instead; so ids of up to 8 bytes cost no string sort.
+    """
+    tied = np.asarray(tied, dtype=np.int64)
+    values, rows = _strings_at(docs, tied)
+    if len(tied) < 2 or values is None:
+        return _arrow_sort_ties(tied, group, scores, docs, precision)
+    starts = segment_starts(np.asarray(group))
+    lengths = np.diff(np.append(starts, len(tied)))
+    first = np.repeat(starts, lengths)
+    shift = np.repeat(np.maximum(np.ceil(np.log2(lengths)), 1).astype(np.uint64), lengths)
+    place = (np.arange(len(tied)) - first).astype(np.uint64)
+    packed = (~leading_words(values, rows) >> shift << shift) | place
+    ordered = sorted_within(packed, starts, lengths)
+    result = tied[first + (ordered & ((np.uint64(1) << shift) - np.uint64(1))).astype(np.int64)]
+    high = ordered >> shift
+    unsure = (high[1:] == high[:-1]) & (first[1:] == first[:-1])
+    if precision == "double":
+        exact = np.asarray(scores, dtype=np.float64)[tied]
+        unsure |= (exact[1:] != exact[:-1]) & (first[1:] == first[:-1])
+    if unsure.any():
+        redo = np.zeros(len(starts) + 1, dtype=bool)
+        redo[np.searchsorted(starts, np.flatnonzero(unsure), side="right")] = True
+        again = np.flatnonzero(np.repeat(redo[1:], lengths))
+        result[again] = _arrow_sort_ties(tied[again], np.asarray(group)[again], scores, docs,
+                                         precision)
+    return result
+
+
+def _strings_at(docs: pa.Array, tied: np.ndarray) -> tuple[pa.Array | None, np.ndarray]:
+    """The plain string array behind ``docs`` and the rows of ``tied`` in it (a dictionary's
+    entries); None for ids that are not strings."""
+    if isinstance(docs, pa.ChunkedArray):
+        docs = docs.combine_chunks()
+    rows = tied
+    if isinstance(docs, pa.DictionaryArray):
+        rows, docs = numpy_of(docs.indices).astype(np.int64)[tied], docs.dictionary
+    kind = docs.type
+    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+        return None, rows
+    return docs, rows
+
+
+def _arrow_sort_ties(tied: np.ndarray, group: np.ndarray, scores: np.ndarray, docs: pa.Array,
+                     precision: Precision) -> np.ndarray:
+    """:func:`sort_ties` by Arrow's multi-key sort of (group, exact score, doc id)."""
     ids = decode(take(docs, int_array(tied)))
     columns, keys = [int_array(group), ids], [("group", "ascending"), ("doc", "descending")]
     if precision == "double":

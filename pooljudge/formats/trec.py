@@ -222,26 +222,20 @@ def read_provenance(path: PathLike) -> pd.DataFrame:
         raise InputError(f"cannot read the provenance: {exc}", path=path) from None
 
 
-def write_pool(pool: pd.DataFrame, path: PathLike) -> None:
-    """Write a pool as TSV with a header: ``topic doc order best_rank runs``, then a sampled
-    pool's ``stratum inclusion sampled`` (:data:`SAMPLE_COLUMNS`), then any extra columns.
+def write_pool(pool: pd.DataFrame | pa.Table, path: PathLike) -> None:
+    """Write a pool (a DataFrame or an Arrow table) as TSV with a header: ``topic doc order
+    best_rank runs``, then a sampled pool's ``stratum inclusion sampled``
+    (:data:`SAMPLE_COLUMNS`), then any extra columns.
 
     ``runs`` holds the comma-separated names of the runs that retrieved the document; floats
     (``inclusion``) are written with ``repr`` precision, so they read back exactly. ValueError
     for a missing column, or a sampled pool with some of its columns only or a value that
-    :func:`read_pool` would refuse.
+    :func:`read_pool` would refuse. The bytes are those of pandas' ``to_csv`` (built by
+    :mod:`pooljudge.formats.pool_file` without pandas).
     """
-    sampled = [c for c in SAMPLE_COLUMNS if c in pool.columns]
-    missing = [c for c in POOL_COLUMNS if c not in pool.columns]
-    missing += [c for c in SAMPLE_COLUMNS if sampled and c not in sampled]
-    if missing:
-        raise ValueError(f"pool lacks columns {missing}")
-    if sampled and not _valid_sample(pool["stratum"], pool["inclusion"], pool["sampled"]):
-        raise ValueError("a sampled pool needs stratum >= 1, inclusion in (0, 1], sampled 0/1")
-    first = [*POOL_COLUMNS, *sampled]
-    columns = first + [c for c in pool.columns if c not in first]
-    with atomic_writer(path) as handle:
-        pool[columns].to_csv(handle, sep="\t", index=False, lineterminator="\n")
+    from pooljudge.formats.pool_file import write_pool_file
+
+    write_pool_file(pool, path)
 
 
 def read_pool(path: PathLike) -> pd.DataFrame:

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from metrics.compare import compare_groups
 from metrics.report_groups import FLAG, GROUP_TABLE_COLUMNS, group_report, insert_after_means
 from metrics.report_html import Section, render_page
 from pooljudge.errors import UsageError
@@ -138,3 +139,20 @@ def test_the_section_goes_after_the_means_and_levels():
     assert [p.key for p in placed] == ["means", "levels", "groups", "rbp", "pr"]
     alone = insert_after_means(parts[2:], Section("groups", "g"))
     assert [p.key for p in alone] == ["groups", "rbp", "pr"]
+
+
+def test_the_section_runs_only_the_test_it_shows():
+    """The table shows the t-test's p: no randomization test is run for it (perm_p NaN), and
+    the t-test's values are those compare_groups gives with the randomization test too."""
+    per_topic, groups = _scores()
+    shown = group_report(per_topic, groups, ["AP"]).comparisons
+    assert shown["perm_p"].isna().all()
+    full, _ = compare_groups(per_topic[per_topic["measure"] == "AP"], groups, baseline="base")
+    pd.testing.assert_frame_equal(shown.drop(columns=["perm_p", "perm_p_holm"]),
+                                  full.drop(columns=["perm_p", "perm_p_holm"]))
+
+
+def test_a_randomization_regression_check_needs_the_randomization_test():
+    per_topic, groups = _scores()
+    with pytest.raises(UsageError, match="randomization=True"):
+        compare_groups(per_topic, groups, test="perm", randomization=False)
