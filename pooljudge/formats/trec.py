@@ -320,13 +320,6 @@ def _check_sample_fields(record: dict[str, str], path: PathLike, line: int) -> N
                          line=line)
 
 
-def _valid_sample(stratum: pd.Series, inclusion: pd.Series, sampled: pd.Series) -> bool:
-    """Whether a sampled pool's columns hold values :func:`read_pool` accepts."""
-    pi = inclusion.to_numpy(dtype=np.float64)
-    return bool((stratum.to_numpy() >= 1).all() and ((pi > 0) & (pi <= 1)).all()
-                and np.isin(sampled.to_numpy(), (0, 1)).all())
-
-
 def _arrow_strings(column: pd.Series) -> pa.Array:
     """A pandas column of ids as an Arrow string array (numbers become their text)."""
     if column.isna().any():
