@@ -49,9 +49,12 @@ the derivative at the sample misses most of that step, the one-unit difference t
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 from metrics.estimators import (
+    Sample,
     _running,
     ideal_dcg,
     ideal_table,
@@ -170,17 +173,25 @@ def _xinf_parts(r: Ranking, m: Measure) -> tuple:
     return s, p, rel, judged, relevant, at, pooled, stratum, fraction, scale, coef
 
 
+def _stratum_counts(r: Ranking, s: Sample, stratum: np.ndarray, judged: np.ndarray,
+                    relevant: np.ndarray) -> Iterator[tuple[np.ndarray, ...]]:
+    """Per stratum L: its ranked rows (inside), the pooled documents of L above each rank, and
+    the judged relevant (r_L) and non-relevant (q_L) weights above each rank."""
+    p = s.prels
+    for level in p.cached("strata", lambda: np.unique(p.stratum)):
+        inside = stratum == level
+        rel_w = np.where(inside & relevant, s.weight, 0.0)
+        non_w = np.where(inside & judged & ~relevant, s.weight, 0.0)
+        yield (inside, pooled_above(r, level), _running(r, rel_w) - rel_w,
+               _running(r, non_w) - non_w)
+
+
 def inferred_ap_gradient(r: Ranking, m: Measure) -> np.ndarray:
     """xinfAP (module docstring)."""
     s, p, rel, judged, relevant, at, pooled, stratum, fraction, scale, coef = _xinf_parts(r, m)
     n = p.sampled
     expected, d_num = np.zeros(len(s.row)), np.zeros(len(s.row))
-    for level in p.cached("strata", lambda: np.unique(p.stratum)):
-        inside = stratum == level
-        docs = pooled_above(r, level)
-        rel_w = np.where(inside & relevant, s.weight, 0.0)
-        non_w = np.where(inside & judged & ~relevant, s.weight, 0.0)
-        rels, nons = _running(r, rel_w) - rel_w, _running(r, non_w) - non_w
+    for inside, docs, rels, nons in _stratum_counts(r, s, stratum, judged, relevant):
         spread = rels + nons + 2 * INFAP_EPSILON
         expected += docs * (rels + INFAP_EPSILON) / spread
         d_rel = _below(r, coef * docs * (nons + INFAP_EPSILON) / spread ** 2)
@@ -326,12 +337,7 @@ def inferred_ap_influence(r: Ranking, m: Measure) -> np.ndarray:
     s, p, rel, judged, relevant, at, pooled, stratum, fraction, scale, coef = _xinf_parts(r, m)
     expected = np.zeros(len(s.row))
     change, same = np.zeros(len(s.row)), np.zeros(len(s.row))  # Σ below d of scale_k ΔE_k
-    for level in p.cached("strata", lambda: np.unique(p.stratum)):
-        inside = stratum == level
-        docs = pooled_above(r, level)
-        rel_w = np.where(inside & relevant, s.weight, 0.0)
-        non_w = np.where(inside & judged & ~relevant, s.weight, 0.0)
-        rels, nons = _running(r, rel_w) - rel_w, _running(r, non_w) - non_w
+    for inside, docs, rels, nons in _stratum_counts(r, s, stratum, judged, relevant):
         now = _f(rels, nons)
         expected += docs * now
         for drop, mask in (((1.0, 0.0), relevant), ((0.0, 1.0), judged & ~relevant)):
