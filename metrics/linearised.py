@@ -6,7 +6,10 @@ row: :mod:`metrics.prels`). Its variance is Hájek's variance of a fixed-size π
 to a linearised variable t_d = z_d of the judged rows (:func:`hajek_variance`), per (topic,
 stratum) cell, summed over the topic's cells. Edge cases: a cell with one judged row adds 0;
 rows of π = 1 add 0 (in every sample; a cell judged whole under a fixed-size design has π = 1
-throughout); a topic with D̂ = 0 (no relevant document, or ideal DCG 0) has SE 0.
+throughout); a topic with D̂ = 0 (no relevant document, or ideal DCG 0) has SE 0. The SE in
+use (:func:`metrics.second_order.linearised_se`) is this delete-one variance less the surplus
+its pairs measure (Efron–Stein), for xinfAP and infNDCG with z scaled to the stratified
+jackknife.
 
 **z_d, the delete-one influence** (:func:`influence`, the one used): z_d = θ̂(w) − θ̂(w − e_d),
 the change of the estimate without one unit of row d, computed exactly and vectorised (the
@@ -42,14 +45,16 @@ for a ratio θ̂ = N̂/D̂, z_d = (∂N̂/∂w_d − θ̂ ∂D̂/∂w_d)/D̂.
   ∂C_l/∂w_d = [g_d = l]/s_d (inf: less Q_{c,l}/n_c).
 
 Why the influence and not the gradient: measured on robust03 at a 20% budget (500 draws), the
-gradient's variance is 0.27–0.6 of the draws' for the ratio estimators: the denominators R̂ and
-IDĈG vary by 30–70% per topic, and one judged relevant document of π ≈ 0.09 moves R̂ by 11;
-the derivative at the sample misses most of that step, the one-unit difference takes it whole.
+gradient's variance is 0.27–0.6 of the draws' for the ratio estimators (it is kept as the
+corrected variance's floor): the denominators R̂ and IDĈG vary by 30–70% per topic, and one
+judged relevant document of π ≈ 0.09 moves R̂ by 11; the derivative at the sample misses most
+of that step, the one-unit difference takes it whole.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import NamedTuple
 
 import numpy as np
 
@@ -70,7 +75,8 @@ from metrics.ranked import safe_divide
 from metrics.registry import Measure
 from metrics.sampled import INFAP_EPSILON
 
-__all__ = ["GRADIENTS", "gradient", "hajek_variance", "linearised_se", "ndcg_parts"]
+__all__ = ["GRADIENTS", "INFLUENCES", "NdcgPieces", "gradient", "hajek_variance", "influence",
+           "ndcg_parts", "ndcg_pieces"]
 
 
 def hajek_variance(p: Prels, t: np.ndarray, n_topics: int) -> np.ndarray:
@@ -94,13 +100,6 @@ def hajek_variance(p: Prels, t: np.ndarray, n_topics: int) -> np.ndarray:
     kept = p.cell_topic >= 0
     return np.bincount(p.cell_topic[kept], weights=np.maximum(variance[kept], 0.0),
                        minlength=n_topics)
-
-
-def linearised_se(r: Ranking, m: Measure) -> np.ndarray:
-    """Per topic, the linearised SE of estimator ``m`` (module docstring)."""
-    p = sample_of(r, m).prels
-    z = np.where(p.judged & (p.weight > 0), influence(r, m), 0.0)
-    return np.sqrt(hajek_variance(p, z, r.n_topics))
 
 
 def gradient(r: Ranking, m: Measure) -> np.ndarray:
@@ -288,23 +287,48 @@ def _counts_by_level(p: Prels, counts: np.ndarray, row_gain: np.ndarray, levels:
     return table
 
 
-def ndcg_influence(r: Ranking, m: Measure) -> np.ndarray:
-    """statNDCG, infNDCG: DĈG' and the counts per level without one unit of row d, the ideal
-    DCG recomputed from the counts rounded again (infNDCG: the cell's N_c/n_c becomes
-    N_c/(n_c − 1), so every level of the cell changes)."""
+class NdcgPieces(NamedTuple):
+    """statNDCG's or infNDCG's parts: the sample and prels; per ranked document its (scaled)
+    gain, per prels row its count and gain; the positive gain levels and per topic and level the
+    unrounded counts; per ranked document its discount (0 below the cutoff), per prels row its
+    unscaled discounted gain (raw), per topic DĈG."""
+
+    sample: Sample
+    prels: Prels
+    gain: np.ndarray
+    counts: np.ndarray
+    row_gain: np.ndarray
+    levels: np.ndarray
+    raw_counts: np.ndarray
+    discount: np.ndarray
+    raw: np.ndarray
+    dcg: np.ndarray
+
+
+def ndcg_pieces(r: Ranking, m: Measure) -> NdcgPieces:
+    """The parts statNDCG's or infNDCG's influences and pair deletions start from."""
     s = sample_of(r, m)
     p = s.prels
-    inferred = m.name == "infNDCG"
-    gain, counts, row_gain = (inferred_ndcg_inputs if inferred else stat_ndcg_inputs)(r, m)
+    inputs = inferred_ndcg_inputs if m.name == "infNDCG" else stat_ndcg_inputs
+    gain, counts, row_gain = inputs(r, m)
     levels, _ = ideal_table(r, m, counts, row_gain)
-    if not len(levels):  # no positive gain judged: every estimate 0
-        return np.zeros(len(p.label))
     raw_counts = _counts_by_level(p, counts, row_gain, levels)
     discount = 1.0 / np.log2(r.rank + 1.0)
     if m.cutoff is not None:
         discount = np.where(r.top(int(m.cutoff)), discount, 0.0)
     raw = _rows(r, np.where(s.weight > 0, gain_of(s.label, m["gains"]), 0.0) * discount)
-    dcg = r.per_topic(gain * discount)
+    return NdcgPieces(s, p, gain, counts, row_gain, levels, raw_counts, discount, raw,
+                      r.per_topic(gain * discount))
+
+
+def ndcg_influence(r: Ranking, m: Measure) -> np.ndarray:
+    """statNDCG, infNDCG: DĈG' and the counts per level without one unit of row d, the ideal
+    DCG recomputed from the counts rounded again (infNDCG: the cell's N_c/n_c becomes
+    N_c/(n_c − 1), so every level of the cell changes)."""
+    s, p, gain, counts, row_gain, levels, raw_counts, discount, raw, dcg = ndcg_pieces(r, m)
+    inferred = m.name == "infNDCG"
+    if not len(levels):  # no positive gain judged: every estimate 0
+        return np.zeros(len(p.label))
     topic = np.maximum(p.topic, 0)
     mine = (row_gain[:, None] == levels[None, :]) & (p.judged & (p.weight > 0))[:, None]
     if inferred:

@@ -14,15 +14,16 @@ Per topic, an estimate's standard error is:
 - **statAP, statNDCG, xinfAP, infNDCG, linearised** (``method="linearised"``, the default):
   the same Hájek variance applied to each judged row's delete-one influence
   z_d = θ̂(w) − θ̂(w − e_d), computed exactly and vectorised (:mod:`metrics.linearised`, which
-  gives the formulas); the same edge cases (a cell with one judged row, rows of π = 1, add 0),
-  and SE 0 for a topic whose denominator R̂ or ideal DCG is 0. Measured on robust03 at a 20%
-  budget (the mean over the 500 draws of the variance, against the variance over them, per
-  run): under ``pps(prior=ap)`` statAP 1.11–1.25, statNDCG 1.10–1.15 (the bootstrap: 0.86–1.37
-  and 0.79–1.27); under ``strata(10:1.0,100:r)`` statAP 1.18–1.23, statNDCG 1.10–1.20, xinfAP
-  1.26–1.36, infNDCG 1.13–1.24 (the bootstrap: 0.56–0.69, too small). Slightly high, as the
-  jackknife it resembles (Efron–Stein); the derivative ∂θ̂/∂w_d in its place gave 0.27–0.6
-  (too small: the ratios are far from linear over one document's weight 1/π). It reads the
-  ranking's judged pooled documents alone (:func:`stacked_ranking` of the observed weights).
+  gives the formulas; xinfAP's and infNDCG's scaled to the stratified jackknife), less the
+  surplus the pairs of judged rows measure, which a jackknife counts twice
+  (:mod:`metrics.second_order`, Efron–Stein), kept between the first-order (derivative)
+  variance and the delete-one variance; the same edge cases (a cell with one judged row, rows of
+  π = 1, add 0), and SE 0 for a topic whose denominator R̂ or ideal DCG is 0. Measured on
+  robust03 at a 20% budget (:mod:`metrics.second_order` gives the figures): under
+  ``pps(prior=ap)`` within 20% of the draws' variance for all 17 runs (the bootstrap: 16 and 15
+  of 17), under ``strata(10:1.0,100:r)`` for 15–17 of 17 (the bootstrap 0.56–0.69, too small;
+  the delete-one variance alone 1.12–1.52, too large). It reads the ranking's judged pooled
+  documents alone (:func:`stacked_ranking` of the observed weights).
 - **the same four, bootstrap** (``method="bootstrap"``): a bootstrap within strata — the judged
   documents of each stratum resampled with replacement (their weights become their
   multiplicities), the estimate recomputed, ``replicates`` times from the generator seeded
@@ -53,9 +54,10 @@ import numpy as np
 
 from metrics.estimators import needs_prels, pooled_above, sample_of
 from metrics.join import Ranking
-from metrics.linearised import hajek_variance, linearised_se
+from metrics.linearised import hajek_variance
 from metrics.prels import Prels
 from metrics.registry import Measure
+from metrics.second_order import linearised_se
 from pooljudge.errors import UsageError
 from pooljudge.heap import reusing_freed_memory
 

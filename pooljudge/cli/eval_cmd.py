@@ -68,7 +68,8 @@ def register(subparsers: Subcommands) -> None:
     parser.add_argument("--se-method", choices=("linearised", "bootstrap"),
                         help="implies --se: the SE of statAP, statNDCG, xinfAP, infNDCG by "
                              "linearisation (Hajek's variance of each judged document's "
-                             "delete-one influence) or by a seeded bootstrap within strata "
+                             "delete-one influence, less the second-order surplus its pairs "
+                             "measure) or by a seeded bootstrap within strata "
                              "(default: each estimator's own, metrics.uncertainty)")
     add_units_options(parser, "the level of the qrels")
     add_compat_option(parser)
@@ -252,6 +253,11 @@ def _render(results: Sequence[RunResult], fmt: str, shown: list[str], per_topic:
     if any(result.errors for result in results):
         if fmt != "table":
             return _errors_text(results, fmt, shown, per_topic)
+        from pooljudge.cli.eval_table import errors_table_text
+
+        text = errors_table_text(results, shown)
+        if text is not None:
+            return f"{text}\n{ERRORS_LEGEND}\n"
         return _with_errors(tidy(results, per_topic=per_topic), shown)
     if fmt == "tsv":
         lines = ["run\ttopic\tmeasure\tvalue"]
@@ -275,6 +281,10 @@ def _render(results: Sequence[RunResult], fmt: str, shown: list[str], per_topic:
     return _with_legend(text, False, level)
 
 
+ERRORS_LEGEND = ("mean over topics; se = its standard error; ci = 95% t interval over the "
+                 "topic estimates (--format tsv: every topic's own SE)")
+
+
 def _with_errors(frame: pd.DataFrame, shown: list[str]) -> str:
     """--se table: per run and measure, the mean and, for the estimators, the SE of the mean
     and its 95% t interval (tsv and json: :func:`_errors_text`)."""
@@ -282,9 +292,7 @@ def _with_errors(frame: pd.DataFrame, shown: list[str]) -> str:
     means = frame[frame["topic"] == "all"]
     text = means.drop(columns="topic").to_string(index=False,
                                                  float_format=lambda v: f"{v:.4f}")
-    legend = ("mean over topics; se = its standard error; ci = 95% t interval over the topic "
-              "estimates (--format tsv: every topic's own SE)")
-    return f"{text}\n{legend}\n"
+    return f"{text}\n{ERRORS_LEGEND}\n"
 
 
 def _errors_text(results: Sequence[RunResult], fmt: str, shown: list[str], per_topic: bool

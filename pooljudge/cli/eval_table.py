@@ -80,3 +80,30 @@ def _aligned(columns: list[tuple[str, list[str]]]) -> str:
     for row in zip(*(cells for _, cells in columns), strict=True):
         lines.append(" ".join(c.rjust(w) for c, w in zip(row, widths, strict=True)))
     return "\n".join(lines)
+
+
+def errors_table_text(results: Sequence[RunResult], shown: Sequence[str]) -> str | None:
+    """The ``--se`` table (without a final line break): per run and shown measure, in the
+    results' measure order, the mean over topics and the SE of the mean and its interval
+    (``value se ci_low ci_high``, ``{:.4f}``, NaN where a measure has none), as
+    ``DataFrame.to_string(index=False)`` printed it; None for ids holding a tab or line break."""
+    names = set(shown)
+    runs: list[str] = []
+    measures: list[str] = []
+    cells: list[list[float]] = [[], [], [], []]
+    for result in results:
+        for measure in result.values:
+            if str(measure) not in names:
+                continue
+            runs.append(result.name)
+            measures.append(str(measure))
+            numbers = (float(result.summary[measure]),
+                       *result.intervals.get(measure, (math.nan,) * 3))
+            for column, number in zip(cells, numbers, strict=True):
+                column.append(float(number))
+    if not runs or any(c in text for text in [*set(runs), *set(measures)] for c in _ESCAPED):
+        return None
+    columns = [("run", runs), ("measure", measures)]
+    for header, values in zip(("value", "se", "ci_low", "ci_high"), cells, strict=True):
+        columns.append((" " + header, ["NaN" if math.isnan(v) else f"{v:.4f}" for v in values]))
+    return _aligned(columns)

@@ -18,11 +18,11 @@ from metrics.linearised import (
     gradient,
     hajek_variance,
     influence,
-    linearised_se,
     ndcg_parts,
 )
 from metrics.prels import bind_prels
 from metrics.registry import parse
+from metrics.second_order import linearised_se
 from metrics.uncertainty import standard_errors, stat_precision_se
 from pooljudge.cli import main
 from pooljudge.errors import UsageError

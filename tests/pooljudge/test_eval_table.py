@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from metrics.evaluate import RunResult, parse_all, tidy
 from metrics.returned import cutoffs, num_ret, with_counts
-from pooljudge.cli.eval_cmd import TABLE_COVERAGE, _render, _shown, _table
+from pooljudge.cli.eval_cmd import TABLE_COVERAGE, _render, _shown, _table, _with_errors
 from tests.support.fresh import python_output
 
 MEASURES = ["P@10", "AP", "RR", "nDCG@5", "R@100"]
@@ -70,4 +70,59 @@ def test_the_default_table_does_not_import_pandas(tmp_path):
     assert lines[0].split() == ["run", "topic", "P@1", "AP", "NumRet", "short@1",
                                 "unjudged@10"]
     assert lines[1].split() == ["r.txt", "1", "0.0000", "0.5000", "2", "0", "0.0000"]
+    assert lines[-1] == "False"
+
+
+ESTIMATORS = ["statAP", "statP@10", "xinfAP", "statNDCG@10"]
+
+
+@st.composite
+def with_errors(draw):
+    """Runs with estimators (an SE per topic and an interval of the mean) beside measures
+    without one, on the same topics."""
+    measures = parse_all(draw(st.lists(st.sampled_from([*ESTIMATORS, *MEASURES]), min_size=1,
+                                       max_size=5, unique=True)))
+    if not any(str(m) in ESTIMATORS for m in measures):
+        measures = [*measures, *parse_all(["statAP"])]
+    topics = draw(st.lists(st.text(alphabet="1a_", min_size=1, max_size=3), min_size=1,
+                           max_size=3, unique=True))
+    runs = []
+    for run in draw(st.lists(name, min_size=1, max_size=3, unique=True)):
+        values = {m: np.asarray(draw(st.lists(value, min_size=len(topics),
+                                              max_size=len(topics))), dtype=np.float64)
+                  for m in measures}
+        summary = {m: float(draw(value)) for m in measures}
+        estimators = [m for m in measures if str(m) in ESTIMATORS]
+        errors = {m: np.abs(values[m]) for m in estimators}
+        intervals = {m: tuple(float(draw(value)) for _ in range(3)) for m in estimators}
+        runs.append(RunResult(run, topics, values, summary, np.zeros(len(topics), np.int64), 0,
+                              errors, intervals))
+    return measures, runs
+
+
+@settings(max_examples=300, deadline=None)
+@given(with_errors(), st.booleans())
+def test_the_se_table_is_the_pandas_text(drawn, per_topic):
+    """``--se``'s table (built without pandas) is the text the pandas frame printed."""
+    measures, runs = drawn
+    shown = [str(m) for m in measures]
+    expected = _with_errors(tidy(runs, per_topic=per_topic), shown)
+    assert _render(runs, "table", shown, per_topic) == expected
+
+
+def test_the_se_table_does_not_import_pandas(tmp_path):
+    """``eval --prels --se`` prints its table without importing pandas."""
+    (tmp_path / "q.txt").write_text("1 0 a 1\n1 0 b 0\n1 0 c 1\n2 0 c 2\n2 0 d 0\n")
+    (tmp_path / "r.txt").write_text("1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n1 Q0 c 3 1 t\n"
+                                    "2 Q0 c 1 2 t\n2 Q0 d 2 1 t\n")
+    (tmp_path / "p.tsv").write_text(
+        "topic\tdoc\tlabel\tstratum\tinclusion\n1\ta\t1\t1\t0.5\n1\tb\t0\t1\t0.5\n"
+        "1\tc\t1\t1\t0.5\n1\te\t\t1\t0.5\n2\tc\t2\t1\t1\n2\td\t0\t1\t1\n")
+    code = ("import sys; from pooljudge.cli import main; "
+            f"main(['eval', {str(tmp_path / 'q.txt')!r}, {str(tmp_path / 'r.txt')!r}, "
+            f"'--prels', {str(tmp_path / 'p.tsv')!r}, '-m', 'statAP P@1', '--se']); "
+            "print('pandas' in sys.modules)")
+    lines = python_output(code).splitlines()
+    assert lines[0].split() == ["run", "measure", "value", "se", "ci_low", "ci_high"]
+    assert lines[1].split()[:2] == ["r.txt", "statAP"] and lines[2].split()[-1] == "NaN"
     assert lines[-1] == "False"
