@@ -44,6 +44,13 @@ class Kit:
             runs[f"run{r}"] = rows
         return runs
 
+    @classmethod
+    def tied_run_files(cls, folder: Path, seed: int, n_runs: int = 4) -> list[Path]:
+        """:meth:`tied_runs` written as run files in a new ``folder``, one per run."""
+        folder.mkdir()
+        return [cls.write_run_file(folder / name, rows)
+                for name, rows in cls.tied_runs(seed, n_runs).items()]
+
 
 @pytest.fixture
 def kit() -> type[Kit]:

@@ -27,10 +27,7 @@ def _pool(*argv: str) -> tuple[int, set[str], str]:
 
 @pytest.fixture
 def run_files(tmp_path, kit):
-    folder = tmp_path / "runs"
-    folder.mkdir()
-    return [str(kit.write_run_file(folder / name, rows))
-            for name, rows in kit.tied_runs(3, 3).items()]
+    return [str(path) for path in kit.tied_run_files(tmp_path / "runs", 3, 3)]
 
 
 @pytest.mark.parametrize("options", [

@@ -12,10 +12,7 @@ from pooljudge.formats.trec import read_pool
 
 @pytest.fixture
 def run_files(tmp_path, kit):
-    folder = tmp_path / "runs"
-    folder.mkdir()
-    return [str(kit.write_run_file(folder / name, rows))
-            for name, rows in kit.tied_runs(9, 4).items()]
+    return [str(path) for path in kit.tied_run_files(tmp_path / "runs", 9, 4)]
 
 
 def _sample(run_files, out, *extra):

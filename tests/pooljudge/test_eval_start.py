@@ -33,9 +33,9 @@ PRELS_CODE = ("import sys; from pooljudge.cli import main; "
               "print('pandas' in sys.modules)")
 
 
-@pytest.mark.parametrize("fmt", ["tsv", "json"])
-def test_estimates_with_standard_errors_as_tsv_or_json_need_no_pandas(tmp_path, fmt):
-    """The SEs' text is built from the results' arrays (the table still uses pandas)."""
+@pytest.mark.parametrize("fmt", ["tsv", "json", "table"])
+def test_estimates_with_standard_errors_need_no_pandas(tmp_path, fmt):
+    """The SEs' text, in every format, is built from the results' arrays."""
     (tmp_path / "q.txt").write_text("1 0 a 1\n1 0 b 0\n")
     (tmp_path / "r.txt").write_text("1 Q0 a 1 2 t\n1 Q0 b 2 1 t\n1 Q0 c 3 0 t\n")
     (tmp_path / "p.tsv").write_text("topic\tdoc\tlabel\tstratum\tinclusion\n"
@@ -44,5 +44,5 @@ def test_estimates_with_standard_errors_as_tsv_or_json_need_no_pandas(tmp_path, 
     out = subprocess.run([sys.executable, "-c", PRELS_CODE, str(tmp_path / "q.txt"),
                           str(tmp_path / "r.txt"), str(tmp_path / "p.tsv"), fmt],
                          capture_output=True, text=True, check=True).stdout
-    assert "statAP" in out
+    assert "statAP" in out and "ci_low" in out
     assert out.splitlines()[-1] == "False"

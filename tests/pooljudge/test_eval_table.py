@@ -108,21 +108,3 @@ def test_the_se_table_is_the_pandas_text(drawn, per_topic):
     shown = [str(m) for m in measures]
     expected = _with_errors(tidy(runs, per_topic=per_topic), shown)
     assert _render(runs, "table", shown, per_topic) == expected
-
-
-def test_the_se_table_does_not_import_pandas(tmp_path):
-    """``eval --prels --se`` prints its table without importing pandas."""
-    (tmp_path / "q.txt").write_text("1 0 a 1\n1 0 b 0\n1 0 c 1\n2 0 c 2\n2 0 d 0\n")
-    (tmp_path / "r.txt").write_text("1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n1 Q0 c 3 1 t\n"
-                                    "2 Q0 c 1 2 t\n2 Q0 d 2 1 t\n")
-    (tmp_path / "p.tsv").write_text(
-        "topic\tdoc\tlabel\tstratum\tinclusion\n1\ta\t1\t1\t0.5\n1\tb\t0\t1\t0.5\n"
-        "1\tc\t1\t1\t0.5\n1\te\t\t1\t0.5\n2\tc\t2\t1\t1\n2\td\t0\t1\t1\n")
-    code = ("import sys; from pooljudge.cli import main; "
-            f"main(['eval', {str(tmp_path / 'q.txt')!r}, {str(tmp_path / 'r.txt')!r}, "
-            f"'--prels', {str(tmp_path / 'p.tsv')!r}, '-m', 'statAP P@1', '--se']); "
-            "print('pandas' in sys.modules)")
-    lines = python_output(code).splitlines()
-    assert lines[0].split() == ["run", "measure", "value", "se", "ci_low", "ci_high"]
-    assert lines[1].split()[:2] == ["r.txt", "statAP"] and lines[2].split()[-1] == "NaN"
-    assert lines[-1] == "False"
