@@ -53,8 +53,9 @@ of that step, the one-unit difference takes it whole.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import NamedTuple
+import functools
+from collections.abc import Callable
+from typing import NamedTuple, TypeVar
 
 import numpy as np
 
@@ -102,6 +103,20 @@ def hajek_variance(p: Prels, t: np.ndarray, n_topics: int) -> np.ndarray:
                        minlength=n_topics)
 
 
+T = TypeVar("T")
+
+
+def _kept(parts: Callable[[Ranking, Measure], T]) -> Callable[[Ranking, Measure], T]:
+    """``parts(r, m)`` computed once per ranking, measure and prels: the influences, the
+    gradients and the pair deletions (:mod:`metrics.pair_deletions`) of one SE share them."""
+    @functools.wraps(parts)
+    def kept(r: Ranking, m: Measure) -> T:
+        prels, value = r._cached((parts.__name__, m, id(r.prels)), lambda: (r.prels, parts(r, m)))
+        return value if prels is r.prels else parts(r, m)
+
+    return kept
+
+
 def gradient(r: Ranking, m: Measure) -> np.ndarray:
     """Per prels row, ∂θ̂/∂w_d of estimator ``m`` at the observed weights (0 for rows of topics
     the qrels lack)."""
@@ -136,6 +151,7 @@ def stat_precision_gradient(r: Ranking, m: Measure) -> np.ndarray:
     return _rows(r, top) / s.prels.inclusion
 
 
+@_kept
 def _stat_ap_parts(r: Ranking, m: Measure
                    ) -> tuple[Prels, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """statAP's prels, per-topic N̂ and R̂, and per prels row ∂N̂/∂w_d and ∂R̂/∂w_d."""
@@ -156,6 +172,7 @@ def stat_ap_gradient(r: Ranking, m: Measure) -> np.ndarray:
     return _ratio(p, num, den, d_num, relevant)
 
 
+@_kept
 def _xinf_parts(r: Ranking, m: Measure) -> tuple:
     """xinfAP's sample, prels, rel, per ranked row: judged, relevant, prels row (0 outside the
     pool), in the pool, stratum (0 outside), the cells' sampled fractions, w_d/p_c(d) for the
@@ -172,25 +189,28 @@ def _xinf_parts(r: Ranking, m: Measure) -> tuple:
     return s, p, rel, judged, relevant, at, pooled, stratum, fraction, scale, coef
 
 
-def _stratum_counts(r: Ranking, s: Sample, stratum: np.ndarray, judged: np.ndarray,
-                    relevant: np.ndarray) -> Iterator[tuple[np.ndarray, ...]]:
-    """Per stratum L: its ranked rows (inside), the pooled documents of L above each rank, and
-    the judged relevant (r_L) and non-relevant (q_L) weights above each rank."""
-    p = s.prels
-    for level in p.cached("strata", lambda: np.unique(p.stratum)):
+@_kept
+def _stratum_counts(r: Ranking, m: Measure) -> list[tuple[np.ndarray, ...]]:
+    """xinfAP's per stratum L: its ranked rows (inside), the pooled documents of L above each
+    rank, and the judged relevant (r_L) and non-relevant (q_L) weights above each rank."""
+    s, p, _, judged, relevant, _, _, stratum, _, _, _ = _xinf_parts(r, m)
+
+    def counts(level: int) -> tuple[np.ndarray, ...]:
         inside = stratum == level
         rel_w = np.where(inside & relevant, s.weight, 0.0)
         non_w = np.where(inside & judged & ~relevant, s.weight, 0.0)
-        yield (inside, pooled_above(r, level), _running(r, rel_w) - rel_w,
-               _running(r, non_w) - non_w)
+        return (inside, pooled_above(r, level), _running(r, rel_w) - rel_w,
+                _running(r, non_w) - non_w)
+
+    return [counts(level) for level in p.cached("strata", lambda: np.unique(p.stratum))]
 
 
 def inferred_ap_gradient(r: Ranking, m: Measure) -> np.ndarray:
     """xinfAP (module docstring)."""
-    s, p, rel, judged, relevant, at, pooled, stratum, fraction, scale, coef = _xinf_parts(r, m)
+    s, p, rel, judged, relevant, at, pooled, _stratum, fraction, scale, coef = _xinf_parts(r, m)
     n = p.sampled
     expected, d_num = np.zeros(len(s.row)), np.zeros(len(s.row))
-    for inside, docs, rels, nons in _stratum_counts(r, s, stratum, judged, relevant):
+    for inside, docs, rels, nons in _stratum_counts(r, m):
         spread = rels + nons + 2 * INFAP_EPSILON
         expected += docs * (rels + INFAP_EPSILON) / spread
         d_rel = _below(r, coef * docs * (nons + INFAP_EPSILON) / spread ** 2)
@@ -305,6 +325,7 @@ class NdcgPieces(NamedTuple):
     dcg: np.ndarray
 
 
+@_kept
 def ndcg_pieces(r: Ranking, m: Measure) -> NdcgPieces:
     """The parts statNDCG's or infNDCG's influences and pair deletions start from."""
     s = sample_of(r, m)
@@ -358,10 +379,10 @@ def _f(rels: np.ndarray, nons: np.ndarray) -> np.ndarray:
 def inferred_ap_influence(r: Ranking, m: Measure) -> np.ndarray:
     """xinfAP: without one unit of row d (cell c, stratum L), the cell's N_c/n_c becomes
     N_c/(n_c − 1) and, below d, r_L or q_L drops by 1 in E[prec@k]."""
-    s, p, rel, judged, relevant, at, pooled, stratum, fraction, scale, coef = _xinf_parts(r, m)
+    s, p, rel, judged, relevant, at, pooled, _stratum, fraction, scale, coef = _xinf_parts(r, m)
     expected = np.zeros(len(s.row))
     change, same = np.zeros(len(s.row)), np.zeros(len(s.row))  # Σ below d of scale_k ΔE_k
-    for inside, docs, rels, nons in _stratum_counts(r, s, stratum, judged, relevant):
+    for inside, docs, rels, nons in _stratum_counts(r, m):
         now = _f(rels, nons)
         expected += docs * now
         for drop, mask in (((1.0, 0.0), relevant), ((0.0, 1.0), judged & ~relevant)):

@@ -142,9 +142,9 @@ def _xinf_ap_pairs(r: Ranking, m: Measure) -> Pairs:
     below the upper one, u, of stratum L_u has E[prec@k] moved by B_{L_u}^{(a,b)}(k) =
     (A_L(k)/r_k)(f(r_L − a, q_L − b) − f(r_L, q_L)) (one row of u's kind taken above k), and
     below both, when they share a stratum, by the joint drop (a, b) of both rows instead."""
-    s, p, rel, judged, relevant, at, pooled, stratum, fraction, scale, coef = _xinf_parts(r, m)
+    s, p, rel, _judged, relevant, at, pooled, stratum, fraction, scale, coef = _xinf_parts(r, m)
     levels = p.cached("strata", lambda: np.unique(p.stratum))
-    counts = list(_stratum_counts(r, s, stratum, judged, relevant))
+    counts = _stratum_counts(r, m)
     expected = sum((docs * _f(rels, nons) for _, docs, rels, nons in counts),
                    np.zeros(len(s.row)))
     estimate = np.where(r.rank == 1, 1.0, (1.0 + expected) / r.rank)
