@@ -20,8 +20,8 @@ each topic (200), so they are the same size for every run size and only the run 
 
     .venv/bin/python benchmarks/eval_speed.py [--sizes 2000000 8000000] [--repeat 3]
         [--order random|ranked] [--baseline FOLDER] [--data FOLDER]
-        (TREC_EVAL=/path/to/trec_eval: time it; --data FOLDER: keep and reuse the inputs there,
-        one folder per --order)
+        (TREC_EVAL=/path/to/trec_eval: time it; --data FOLDER: keep the inputs there and reuse
+        those generated with the same size, topics, judged count and order)
 """
 
 from __future__ import annotations
@@ -67,6 +67,14 @@ MEASURES = "P@10 nDCG@10 AP RR"
 TREC_EVAL_MEASURES = ["-m", "P.10", "-m", "ndcg_cut.10", "-m", "map", "-m", "recip_rank"]
 
 
+def input_paths(folder: Path, lines: int, topics: int, judged: int,
+                order: str) -> tuple[Path, Path]:
+    """The qrels and run files of one input, named by every parameter that shapes it, so that
+    ``--data`` never reuses an input generated with other topics, judged counts or order."""
+    stem = f"{lines}-{topics}t-{judged}j-{order}"
+    return folder / f"qrels{stem}.txt", folder / f"run{stem}.txt"
+
+
 def generate(folder: Path, lines: int, topics: int, judged: int, seed: int = 7,
              order: str = "random") -> tuple[Path, Path]:
     """A run of about ``lines`` lines over ``topics`` topics (scores with ties; with ``order``
@@ -89,7 +97,7 @@ def generate(folder: Path, lines: int, topics: int, judged: int, seed: int = 7,
     if order == "ranked":
         score = -np.sort(-score.reshape(topics, docs), axis=1).ravel()
     doc = pc.binary_join_element_wise("D", pc.cast(pa.array(ids), pa.string()), "")
-    run_path, qrels_path = folder / f"run{lines}.txt", folder / f"qrels{lines}.txt"
+    qrels_path, run_path = input_paths(folder, lines, topics, judged, order)
     _write(run_path, {"topic": topic, "q0": np.full(len(ids), "Q0"), "doc": doc, "rank": rank,
                       "score": score, "tag": np.full(len(ids), "bench")})
     picked = np.concatenate([t * docs + rng.choice(docs, size=min(judged, docs), replace=False)
@@ -192,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
                              "earlier checkout) as 'baseline': before/after in one run")
     parser.add_argument("--data", metavar="FOLDER",
                         help="keep the generated inputs in FOLDER and reuse those already "
-                             "there (same sizes, topics, judged and order), not regenerated")
+                             "there (their names carry size, topics, judged and order)")
     parser.add_argument("--generate-into", metavar="FOLDER", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.generate_into:  # the child process of the next branch
@@ -210,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
         data = Path(args.data) if args.data else folder
         data.mkdir(parents=True, exist_ok=True)
         for lines in args.sizes:
-            qrels, run = data / f"qrels{lines}.txt", data / f"run{lines}.txt"
+            qrels, run = input_paths(data, lines, args.topics, args.judged, args.order)
             if not (args.data and qrels.exists() and run.exists()):
                 subprocess.run([sys.executable, __file__, "--generate-into", str(data),
                                 "--sizes", str(lines), "--topics", str(args.topics),

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from metrics.registry import parse
+from metrics.student_t import t_quantiles
 from pooljudge.errors import InputError
 
 __all__ = ["GROUP_COLUMNS", "group_means"]
@@ -81,12 +82,10 @@ def _aggregate(joined: pd.DataFrame) -> pd.DataFrame:
 
 def _t_interval(mean: np.ndarray, sd: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The t interval mean ± t(0.975, n - 1) · sd / √n of each row; NaN where n < 2."""
-    from scipy import stats
-
     n = np.asarray(n, dtype=np.float64)
     enough = n >= 2
     quantile = np.full(len(n), np.nan)
-    quantile[enough] = stats.t.ppf((1 + LEVEL) / 2, n[enough] - 1)
+    quantile[enough] = t_quantiles((1 + LEVEL) / 2, n[enough].astype(np.int64) - 1)
     half = quantile * np.asarray(sd, dtype=np.float64) / np.sqrt(np.where(enough, n, 1.0))
     return mean - half, mean + half
 

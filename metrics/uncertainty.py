@@ -58,6 +58,7 @@ from metrics.linearised import hajek_variance
 from metrics.prels import Prels
 from metrics.registry import Measure
 from metrics.second_order import linearised_se
+from metrics.student_t import t_quantile
 from pooljudge.errors import UsageError
 from pooljudge.heap import reusing_freed_memory
 
@@ -248,14 +249,12 @@ def stacked_ranking(r: Ranking, batch: _Batch) -> _Stacked:
 def mean_interval(values: np.ndarray, level: float = 0.95) -> tuple[float, float, float]:
     """(SE of the mean, low, high): the t interval of the mean of the topic values (NaN values
     left out); NaN with fewer than two values."""
-    from scipy.special import stdtrit  # stats.t.ppf's own, without importing scipy.stats
-
     values = values[~np.isnan(values)]
     if len(values) < 2:
         return float("nan"), float("nan"), float("nan")
     mean = float(values.mean())
     se = float(values.std(ddof=1) / np.sqrt(len(values)))
-    half = float(stdtrit(len(values) - 1, (1 + level) / 2)) * se
+    half = t_quantile((1 + level) / 2, len(values) - 1) * se
     return se, mean - half, mean + half
 
 

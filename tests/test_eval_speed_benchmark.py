@@ -44,3 +44,18 @@ def test_ratios_are_printed_side_by_side(bench, capsys):
     assert lines[-3].split() == ["wall", "0.25", "0.50"]
     assert lines[-2].split() == ["CPU", "0.50", "2.00"]
     assert lines[-1].split() == ["peak", "memory", "0.25", "2.00"]
+
+
+def test_kept_inputs_are_named_by_every_parameter(bench, tmp_path):
+    """--data reuses an input only if it was generated alike: size, topics, judged, order."""
+    names = {bench.input_paths(tmp_path, 2_000_000, topics, judged, order)
+             for topics in (1000, 2000) for judged in (100, 200)
+             for order in ("random", "ranked")}
+    assert len(names) == 8 and len({path for pair in names for path in pair}) == 16
+
+
+def test_generated_files_are_where_the_inputs_are_looked_for(bench, tmp_path):
+    assert bench.generate(tmp_path, 40, 4, 3, order="ranked") == bench.input_paths(
+        tmp_path, 40, 4, 3, "ranked")
+    run = bench.input_paths(tmp_path, 40, 4, 3, "ranked")[1].read_text().splitlines()
+    assert len(run) == 40 and run[0].split()[0] == "1"
