@@ -27,8 +27,8 @@ Which pairs: statAP's and statNDCG's pairs of judged relevant (positive-gain) ro
 pair having Δ_de = 0; xinfAP's and infNDCG's pairs holding at least one relevant (positive-gain)
 row, the pairs of two non-relevant rows (Δ_de from the cell's rescaling and xinfAP's second
 difference of f in q) left out: with every pair, xinfAP measured 1.01–1.26 instead of 1.03–1.26
-and infNDCG 0.98–1.19 either way, at 3–10 times the pairs. The centring is summed in closed
-form, never as an n × n matrix:
+and infNDCG 0.98–1.19 either way (20 draws), at 3–10 times the pairs. The centring is summed
+in closed form, never as an n × n matrix:
 
     Σ_{d,e} w_d w_e Δ̃_de² = Σ w_d w_e Δ_de² − 2 Σ_{c,e} w_e u_ce² / W_c
                               + Σ_{c,c'} T_cc'² / (W_c W_c'),
@@ -36,11 +36,13 @@ form, never as an n × n matrix:
 w = 1 − π, W_c = Σ_{d ∈ c} w_d, u_ce = Σ_{d ∈ c} w_d Δ_de, T_cc' = Σ_{d ∈ c, e ∈ c'} w_d w_e Δ_de;
 U_t is that sum less its diagonal, halved.
 
-Measured on robust03 at a 20% budget (the mean SE² over 20 draws against the variance over 500
-draws, per run, all 17 runs; in brackets the delete-one variance alone): under pps(prior=ap)
-statAP 0.87–1.04 (0.98–1.22), statNDCG 0.87–1.09 (0.98–1.19); under strata(10:1.0,100:r)
-statAP 1.04–1.32 (1.12–1.42), statNDCG 1.00–1.21 (1.08–1.29), xinfAP 1.03–1.26 (1.24–1.52),
-infNDCG 0.98–1.19 (1.12–1.34). A topic whose only relevant row of π < 1 is alone has no pair:
+Measured on robust03 at a 20% budget (the mean SE² over the 500 draws of the real sampler
+against the variance over them, per run, all 17 runs; in brackets the previous default, the
+delete-one variance alone with xinfAP's and infNDCG's influences unscaled): under pps(prior=ap)
+statAP 1.02–1.07 (1.11–1.25), statNDCG 1.00–1.05 (1.10–1.15); under strata(10:1.0,100:r)
+statAP 1.09–1.16 (1.18–1.23), statNDCG 1.02–1.11 (1.10–1.20), xinfAP 1.06–1.13 (1.26–1.36),
+infNDCG 0.99–1.10 (1.13–1.24). A mean over 20 draws alone is noisy (SE² is heavy-tailed): it
+put a few runs at 1.26–1.32. A topic whose only relevant row of π < 1 is alone has no pair:
 its delete-one variance stands.
 
 Pairs are made topic by topic in chunks of at most :data:`PAIRS_PER_CHUNK`, so the memory stays

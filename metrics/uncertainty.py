@@ -19,11 +19,11 @@ Per topic, an estimate's standard error is:
   (:mod:`metrics.second_order`, Efron–Stein), kept between the first-order (derivative)
   variance and the delete-one variance; the same edge cases (a cell with one judged row, rows of
   π = 1, add 0), and SE 0 for a topic whose denominator R̂ or ideal DCG is 0. Measured on
-  robust03 at a 20% budget (:mod:`metrics.second_order` gives the figures): under
-  ``pps(prior=ap)`` within 20% of the draws' variance for all 17 runs (the bootstrap: 16 and 15
-  of 17), under ``strata(10:1.0,100:r)`` for 15–17 of 17 (the bootstrap 0.56–0.69, too small;
-  the delete-one variance alone 1.12–1.52, too large). It reads the ranking's judged pooled
-  documents alone (:func:`stacked_ranking` of the observed weights).
+  robust03 at a 20% budget over 500 draws (:mod:`metrics.second_order` gives the figures):
+  within 20% of the draws' variance for all 17 runs under ``pps(prior=ap)`` (the bootstrap: 16
+  and 15 of 17) and under ``strata(10:1.0,100:r)`` (the bootstrap 0.56–0.69, too small; the
+  previous default, the delete-one variance alone, 1.10–1.36, too large). It reads the
+  ranking's judged pooled documents alone (:func:`stacked_ranking` of the observed weights).
 - **the same four, bootstrap** (``method="bootstrap"``): a bootstrap within strata — the judged
   documents of each stratum resampled with replacement (their weights become their
   multiplicities), the estimate recomputed, ``replicates`` times from the generator seeded
