@@ -23,12 +23,11 @@ from metrics.uncertainty import (
     standard_errors,
     stat_precision_se,
 )
-from pooling.pool import build_pool
 from pooling.sampling import draw, parse_design, plan_sample
 from pooljudge.cli import main
 from pooljudge.errors import UsageError
-from pooljudge.formats.ranking import rank_run
-from pooljudge.formats.trec import read_qrels, read_run, run_columns
+from pooljudge.formats.trec import run_columns
+from tests.support.benchmarks import load_benchmark
 
 # Topic 1: pool a b c d, one stratum, d not sampled; π = 3/4 = p (3 of 4 judged).
 QRELS = pd.DataFrame({"topic": "1", "doc": list("abcd"), "label": [1, 0, 1, -1]})
@@ -228,30 +227,17 @@ def test_se_without_prels_is_a_usage_error(tmp_path, capsys):
 
 # --- unbiasedness by simulation on robust03 --------------------------------------------------
 
-DRAWS, RATE, DEPTH = 500, 0.2, 100
-PPS = f"pps(prior=ap,depth={DEPTH},rate={RATE})"
+BIAS_BENCH = load_benchmark("bias_corrections")
+DRAWS = 500
 
 
 @pytest.fixture(scope="module")
 def robust(shared_data: Path):
     """The depth-100 pool of the robust03 runs (qrels topics), labelled by the qrels (0 where
     they lack a line), and every run's top 100 (all of it pooled, so every ranked document has a
-    known π; and ten times less work than whole runs)."""
-    folder = shared_data / "robust03"
-    qrels = read_qrels(folder / "qrels.txt")
-    runs = {path.name: read_run(path) for path in sorted((folder / "runs").iterdir())}
-    runs = {name: run[run["topic"].isin(set(qrels["topic"]))] for name, run in runs.items()}
-    pool = build_pool(runs, depth=DEPTH)
-    labels = pool.pairs[["topic", "doc"]].merge(qrels, on=["topic", "doc"], how="left")
-    tops = [rank_run(run).query("rank <= @DEPTH")[["topic", "doc", "score"]]
-            for run in runs.values()]
-    return pool, labels.fillna({"label": 0}), tops
-
-
-def _strata_design(pool) -> str:
-    """``strata(10:1.0,100:r)``: the top 10 judged whole, r such that 20% of the pool is judged."""
-    top = int((pool.pairs["best_rank"] <= 10).sum())
-    return f"strata(10:1.0,{DEPTH}:{(RATE * len(pool.pairs) - top) / (len(pool.pairs) - top):.4f})"
+    known π; and ten times less work than whole runs): the set-up of
+    ``benchmarks/bias_corrections.py``, which measures the jackknife on it."""
+    return BIAS_BENCH.robust03(shared_data / "robust03")
 
 
 @pytest.fixture(scope="module", params=["pps", "strata"])
@@ -262,7 +248,7 @@ def simulated(request, robust):
     variance summed over draws. All draws of a batch are computed at once
     (:func:`metrics.uncertainty.stack_weights`)."""
     pool, labels, tops = robust
-    design = PPS if request.param == "pps" else _strata_design(pool)
+    design = BIAS_BENCH.design_of(request.param, pool)
     plan = plan_sample(pool, parse_design(design))
     frame = labels.assign(label=labels["label"].astype("Int64"), stratum=plan.stratum,
                           inclusion=plan.inclusion)
