@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# a regular (not editable) install for import-linter, which needs pooljudge.metrics inside pooljudge/
+LINT_SITE := .lint-site
 
 .PHONY: test demo lint install bench clean
 
@@ -18,7 +20,9 @@ install: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/lint-imports --no-cache --no-logo
+	rm -rf $(LINT_SITE)
+	$(BIN)/python -m pip install --quiet --no-deps --target $(LINT_SITE) .
+	cd $(LINT_SITE) && PYTHONPATH=. $(CURDIR)/$(BIN)/lint-imports --no-cache --no-logo $(CURDIR)/pyproject.toml
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)
@@ -31,4 +35,4 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/eval_speed.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache
+	rm -rf $(VENV) $(LINT_SITE) build *.egg-info .pytest_cache

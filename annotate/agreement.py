@@ -29,12 +29,11 @@ from dataclasses import dataclass, field
 import krippendorff
 import numpy as np
 import pandas as pd
+from pooljudge.annotate.judgment_codes import Coded, CoTables, co_judgment_tables, code_judgments
 from scipy.stats import bootstrap
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import fleiss_kappa
-
-from annotate.judgment_codes import Coded, CoTables, co_judgment_tables, code_judgments
 
 __all__ = [
     "AgreementReport",

@@ -4,18 +4,18 @@ Page files live in ``app_pages/``, not ``pages/``: Streamlit treats a ``pages/``
 the main script as legacy multipage routes, which bypass this router on a direct page URL.
 
 Run it with ``pooljudge serve`` (or ``streamlit run annotate/app.py``); the database is
-``$POOLJUDGE_DB``. Which roles see which page is one table, :mod:`annotate.ui.routes`:
+``$POOLJUDGE_DB``. Which roles see which page is one table, :mod:`pooljudge.annotate.ui.routes`:
 annotators judge; adjudicators also adjudicate; admins see every page. A login link opens the
-person's home page (:func:`annotate.ui.routes.home_route`): Judge, or Overview for an admin.
+person's home page (:func:`pooljudge.annotate.ui.routes.home_route`): Judge, or Overview for an
+admin.
 """
 
 from __future__ import annotations
 
 import streamlit as st
-
-from annotate.ui.render import STYLE, caption_html
-from annotate.ui.routes import PAGES, ROUTES, home_route
-from annotate.ui.session import login, show_login_problem
+from pooljudge.annotate.ui.render import STYLE, caption_html
+from pooljudge.annotate.ui.routes import PAGES, ROUTES, home_route
+from pooljudge.annotate.ui.session import login, show_login_problem
 
 
 def main() -> None:

@@ -3,7 +3,8 @@
 Input is the campaign's judgments frame (``annotator, topic, doc, label, kind, source``, latest
 versions). *People* are every annotator except the automatic judge and except rows written by
 any automatic judge (source ``automatic``): participants and imported human label sources.
-Their labels are decided per pair by an export policy (:mod:`annotate.consensus`); the judge's
+Their labels are decided per pair by an export policy (:mod:`pooljudge.annotate.consensus`); the
+judge's
 label is its own. Only pairs labelled by both are compared.
 
 Statistics (people's label is the reference, rows of the confusion matrix; the judge's label
@@ -38,10 +39,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from pooljudge.annotate.agreement import _ratio, _records, kappa_from_tables
+from pooljudge.annotate.consensus import consensus_qrels
+from pooljudge.annotate.consensus_policies import Policy
 
-from annotate.agreement import _ratio, _records, kappa_from_tables
-from annotate.consensus import consensus_qrels
-from annotate.consensus_policies import Policy
 from pooljudge.errors import InputError, UsageError
 
 __all__ = [

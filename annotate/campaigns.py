@@ -1,21 +1,24 @@
 """The one way a campaign is made: files → pool → checked campaign, for the CLI, app and demo.
 
 Each caller reads its own files (``pooljudge init`` paths with :mod:`pooljudge.formats`, the
-app's uploads with :mod:`annotate.ui.uploads`, the demo generates frames) and describes the
+app's uploads with :mod:`pooljudge.annotate.ui.uploads`, the demo generates frames) and describes
+the
 campaign with :class:`CampaignSettings`. :func:`plan_campaign` then does everything that needs no
 database: it pools the runs (or takes a pool file's rows), checks that every pooled topic and
 document was given, and computes each run's rank of the pooled pairs; so bad files are refused
 before a database is even created. :func:`store_campaign` stores a plan through
-:mod:`annotate.store` in one transaction, all or nothing: the campaign, the automatic judge whose
+:mod:`pooljudge.annotate.store` in one transaction, all or nothing: the campaign, the automatic
+judge whose
 labels are suggested, the people. :func:`create_campaign` is both steps.
 
 A campaign of passages (``units``, a unit map with offsets): the pool's ids are chunks, each
 judged inside its document; the plan checks every queued chunk against the map and the
 documents' texts before a database is opened (:mod:`pooljudge.formats.passages`), and the store
-keeps each document once beside its passages (:func:`annotate.store.create_campaign`).
+keeps each document once beside its passages (:func:`pooljudge.annotate.store.create_campaign`).
 
 A sampled pool file (``stratum inclusion sampled`` after the usual columns, see
-:func:`annotate.store.split_sample`) makes a campaign whose queue is the sampled pairs alone;
+:func:`pooljudge.annotate.store.split_sample`) makes a campaign whose queue is the sampled pairs
+alone;
 every pooled pair keeps its stratum and inclusion probability, and :func:`sampled_export` turns
 its consensus qrels into the qrels and prels the estimators read.
 """
@@ -28,14 +31,14 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
+from pooljudge.annotate import store
+from pooljudge.annotate.keymap import KeyMap
+from pooljudge.annotate.records import CampaignInfo, LabelScale
+from pooljudge.pooling.pool import Pool, apply_budget, build_pool
+from pooljudge.pooling.static_orders import static_order
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
-from annotate import store
-from annotate.keymap import KeyMap
-from annotate.records import CampaignInfo, LabelScale
-from pooling.pool import Pool, apply_budget, build_pool
-from pooling.static_orders import static_order
 from pooljudge.errors import InputError
 from pooljudge.formats.collection import check_pool_members, pool_line_numbers
 from pooljudge.formats.files import PathLike
@@ -46,7 +49,7 @@ __all__ = ["POOL_COLUMNS", "CampaignPlan", "CampaignSettings", "CreatedCampaign"
            "sampled_export", "store_campaign"]
 
 POOL_COLUMNS = ["topic", "doc", "order", "best_rank", "runs"]  # a pool file's columns
-Runs = Mapping[str, Any] | Iterable[tuple[str, Any]]  # as :func:`pooling.pool.build_pool` takes
+Runs = Mapping[str, Any] | Iterable[tuple[str, Any]]  # as build_pool takes them
 
 
 @dataclass(frozen=True)
@@ -230,7 +233,8 @@ class SampledExport(NamedTuple):
 
 def sampled_export(qrels: pd.DataFrame, sample: pd.DataFrame) -> SampledExport:
     """The export of a campaign made from a sampled pool, from its consensus ``qrels`` (topic,
-    doc, label of the pairs a label was decided for) and :func:`annotate.store.pool_sample`.
+    doc, label of the pairs a label was decided for) and
+    :func:`pooljudge.annotate.store.pool_sample`.
 
     - qrels: the consensus labels, plus every pooled-but-unsampled pair with label -1
       (trec_eval's infAP convention: pooled, not judged); a sampled pair nobody labelled (or

@@ -10,7 +10,7 @@ the scale): any difference on a binary scale, two grades or more on a graded one
 without an adjudication form the adjudication queue.
 
 Qrels policies (:class:`Policy`, declared with their help texts and defaults in the light
-:mod:`annotate.consensus_policies`), applied to label positions in the ascending scale:
+:mod:`pooljudge.annotate.consensus_policies`), applied to label positions in the ascending scale:
 
 - ``majority``: the most frequent label; a tie takes the ``lower`` or ``higher`` of the tied
   labels, or ``skip``\\s the pair (it is left out of the qrels and says so in the provenance);
@@ -34,9 +34,9 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+from pooljudge.annotate.consensus_policies import POLICIES, TIES, Policy
+from pooljudge.annotate.judgment_codes import Coded, code_judgments
 
-from annotate.consensus_policies import POLICIES, TIES, Policy
-from annotate.judgment_codes import Coded, code_judgments
 from pooljudge.errors import UsageError
 
 __all__ = [
@@ -265,7 +265,7 @@ def _human_else_automatic(ballot: _Ballot,
     return items, pos, rule
 
 
-# The implementation of every policy of annotate.consensus_policies.POLICY_HELP, by name.
+# The implementation of every policy of pooljudge.annotate.consensus_policies.POLICY_HELP, by name.
 DECIDERS: dict[str, Decider] = {
     "majority": _on_counts(_majority),
     "adjudicated": _adjudicated,

@@ -1,7 +1,8 @@
 """Consensus policies as declared: names, help texts, defaults and :class:`Policy` (light).
 
 This module imports nothing heavy, so command-line help and option checks read it without
-loading the implementation, :mod:`annotate.consensus`, whose deciders are keyed by the same
+loading the implementation, :mod:`pooljudge.annotate.consensus`, whose deciders are keyed by the
+same
 names. A policy decides one qrels label per judged pair from its votes; ``ties`` settles a
 majority tie; ``binarize=T`` then maps a decided label to 1 when it is >= T, else 0.
 """
@@ -57,7 +58,8 @@ PLAIN_POLICIES: tuple[str, ...] = tuple(p for p in POLICIES if ":" not in p)
 
 @dataclass(frozen=True)
 class Policy:
-    """How one qrels label is decided from a pair's votes (see :mod:`annotate.consensus`)."""
+    """How one qrels label is decided from a pair's votes (see
+    :mod:`pooljudge.annotate.consensus`)."""
 
     name: str = DEFAULT_POLICY
     annotator: str | None = None

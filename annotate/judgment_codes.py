@@ -1,6 +1,7 @@
 """Judgments coded once as integers, and the co-judgment contingency tables built from them.
 
-Shared by :mod:`annotate.agreement` and :mod:`annotate.consensus`. A judgments frame has columns
+Shared by :mod:`pooljudge.annotate.agreement` and :mod:`pooljudge.annotate.consensus`. A judgments
+frame has columns
 ``annotator, topic, doc, label`` (+ optional ``kind``), one row per annotator and pair (the latest
 version). Labels are coded by their position in the ascending label scale.
 """

@@ -28,7 +28,8 @@ others have only the judge's. Per run the estimate is PPI++ over topics (Y: the 
 people's qrels, f: under the judge's), beside the human-only mean of the labelled topics (the
 same human budget) and the plain means under each source. For an unbiased estimate the
 labelled topics must be a random subset of the topics (e.g. judge whole topics, drawn at
-random). Rankings of the runs are compared with :mod:`metrics.correlate`'s Kendall's tau and
+random). Rankings of the runs are compared with :mod:`pooljudge.metrics.correlate`'s Kendall's tau
+and
 tau_AP, people's labels (all topics they judged) being the reference.
 
 Undefined values are NaN: an interval with fewer than two labelled units, or (PPI) fewer
@@ -132,7 +133,7 @@ def labelled_topics(human: pd.DataFrame, pool_sizes: pd.Series) -> list[str]:
 
 def _per_topic(qrels: pd.DataFrame, runs: Sequence[str], measure: str) -> pd.DataFrame:
     """runs × topics of ``measure`` (topics of the qrels; empty qrels: no column)."""
-    from metrics.evaluate import evaluate
+    from pooljudge.metrics.evaluate import evaluate
 
     if qrels.empty:
         return pd.DataFrame(index=pd.Index([], name="run"))
@@ -152,7 +153,7 @@ def system_estimates(human: pd.DataFrame, auto: pd.DataFrame, runs: Sequence[str
     in an export of people's labels only); ``automatic``: mean over every topic under the
     judge's labels. InputError (from the evaluator) for a bad run file or measure name.
     """
-    from metrics.correlate import kendall_tau, ordering, tau_ap
+    from pooljudge.metrics.correlate import kendall_tau, ordering, tau_ap
 
     y, f = _per_topic(human, runs, measure), _per_topic(auto, runs, measure)
     chosen = [t for t in labelled_topics(human, pool_sizes) if t in f.columns]

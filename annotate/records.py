@@ -26,7 +26,7 @@ __all__ = [
 ]
 
 # The value sets, written once: the store's CHECK constraints are built from them
-# (annotate.store.models.one_of), so a new value needs a migration too.
+# (pooljudge.annotate.store.models.one_of), so a new value needs a migration too.
 ANNOTATOR_ROLES = ("annotator", "adjudicator", "admin")
 ASSIGN_MODES = ("pair", "topic")
 JUDGMENT_KINDS = ("judgment", "adjudication")

@@ -9,17 +9,20 @@ Definitions (kind ``judgment`` only; adjudications are not an annotator's own ju
   of ``now`` (00:00 to 24:00 UTC, whatever the annotator's time zone).
 - ``median_seconds``: the median of the seconds of version-1 judgments made in the judging page
   (source ``human``, seconds recorded): the time a first look at a pair takes.
-- ``pairs_left``: from the progress counters (:func:`annotate.store.progress`), never from the
+- ``pairs_left``: from the progress counters (:func:`pooljudge.annotate.store.progress`), never
+from the
   judgments: per topic, the pairs the annotator has not answered (labelled, or a standing
   can't-judge answer), at most the judgments the topic still needs; summed. It is an upper
   bound: another annotator may take a pair first.
 - ``kappa``: the mean of Cohen's kappa of the annotator with each other participant over the
-  pairs both labelled (:func:`annotate.agreement.pairwise_agreement`); ``<NA>`` when no kappa is
+  pairs both labelled (:func:`pooljudge.annotate.agreement.pairwise_agreement`); ``<NA>`` when no
+  kappa is
   defined. ``co_judged``: the annotator's labelled pairs that another participant labelled too.
 - Drift: the annotator's labels in the order written, in blocks of ``block``; each block's
   share of relevant labels (all but the lowest label of the scale, as in the agreement report).
 
-Two readers, both over rows the store reads (:mod:`annotate.store.stats`): :func:`standing`
+Two readers, both over rows the store reads (:mod:`pooljudge.annotate.store.stats`):
+:func:`standing`
 for the judging page (one annotator, bounded reads: the newest :data:`RECENT` rows, and today's
 rows only when those are all from today) and :func:`annotator_statistics` for admins (one query
 over the campaign's judgments; callers cache it).
@@ -34,12 +37,12 @@ from datetime import UTC, datetime, time
 
 import numpy as np
 import pandas as pd
+from pooljudge.annotate import store
+from pooljudge.annotate.agreement import pairwise_agreement
+from pooljudge.annotate.judgment_codes import code_judgments
+from pooljudge.annotate.records import LabelScale
 from sqlmodel import Session
 
-from annotate import store
-from annotate.agreement import pairwise_agreement
-from annotate.judgment_codes import code_judgments
-from annotate.records import LabelScale
 from pooljudge.errors import UsageError
 
 __all__ = ["RECENT", "TODAY_CAP", "AnnotatorStatistics", "Standing", "annotator_statistics",
@@ -85,7 +88,8 @@ def standing(session: Session, *, annotator_id: int, scale: LabelScale,
              recent: int = RECENT) -> Standing:
     """The judging page's figures for one annotator (definitions in the module's docstring).
 
-    ``progress_frame`` is :func:`annotate.store.progress` with ``annotator_id`` (read already by
+    ``progress_frame`` is :func:`pooljudge.annotate.store.progress` with ``annotator_id`` (read
+    already by
     the page). Reads the annotator's newest ``recent`` rows, and today's rows only when all of
     those are from today (at most :data:`TODAY_CAP` of them); never the other annotators'
     judgments.
@@ -113,7 +117,8 @@ def standing(session: Session, *, annotator_id: int, scale: LabelScale,
 
 def pairs_left(frame: pd.DataFrame) -> int:
     """Σ over topics of min(pairs − ``annotator_done``, ``judgments_needed − judgments_done``),
-    at least 0 each: the pairs a :func:`annotate.store.progress` frame with ``annotator_done``
+    at least 0 each: the pairs a :func:`pooljudge.annotate.store.progress` frame with
+    ``annotator_done``
     says its annotator could still be given."""
     if frame.empty:
         return 0
@@ -145,7 +150,8 @@ def annotator_statistics(session: Session, *, campaign: str, now: datetime | Non
     """Every active participant's figures (definitions in the module's docstring), by name.
 
     One query over the campaign's judgments (kind ``judgment``) plus the progress counters
-    (:func:`annotate.store.campaign_judgment_rows`); pandas does the rest. UsageError for a
+    (:func:`pooljudge.annotate.store.campaign_judgment_rows`); pandas does the rest. UsageError for
+    a
     ``block`` below 1."""
     if block < 1:
         raise UsageError(f"block must be >= 1, got {block}")
@@ -192,7 +198,7 @@ def _pairs_left_by_id(read: store.CampaignJudgmentRows, ids: pd.Series,
                       latest: pd.DataFrame) -> list[int]:
     """:func:`pairs_left` of each annotator id: the topics' counters, and as each person's
     ``annotator_done`` their labelled pairs (counters) plus their standing can't-judge answers,
-    as :func:`annotate.store.progress` counts them for one annotator."""
+    as :func:`pooljudge.annotate.store.progress` counts them for one annotator."""
     topics = read.topics
     unsure = (latest.loc[latest["status"] == "cannot_judge"]
               .groupby(["annotator_id", "topic_id"]).size().rename("n").reset_index())

@@ -27,10 +27,9 @@ import warnings
 import krippendorff
 import numpy as np
 import pandas as pd
+from pooljudge.annotate.agreement import BootstrapSpec, agreement_report
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import fleiss_kappa
-
-from annotate.agreement import BootstrapSpec, agreement_report
 
 SCALE = (0, 1, 2)
 

@@ -5,9 +5,10 @@ For each server latency (instant, and a fixed 50 ms per reply) and each concurre
 
 - ``server``: the server's capacity, measured by a bare loop of ``http.client`` keep-alive
   connections (one thread per connection) sending the same request body;
-- ``judge``: the judge alone (:class:`annotate.autojudge.client.Judge`: the ``openai``
+- ``judge``: the judge alone (:class:`pooljudge.annotate.autojudge.client.Judge`: the ``openai``
   client, the retry policy, the label parser), ``concurrency`` tasks;
-- ``autojudge``: a whole run (:class:`annotate.autojudge.runner.Run`: prompts filled from the
+- ``autojudge``: a whole run (:class:`pooljudge.annotate.autojudge.runner.Run`: prompts filled from
+the
   database, each label committed in its own SQLite transaction).
 
 When ``autojudge`` is close to ``server``, the client is not the bottleneck. ``judge_cpu_ms``
@@ -38,12 +39,13 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from annotate.autojudge.client import Judge, Tally, make_client
-from annotate.autojudge.prompt import PromptTemplate
-from annotate.autojudge.retry import RetryPolicy
-from annotate.autojudge.runner import Run, plan_run
-from annotate.records import LabelScale
-from annotate.store import create_campaign, open_engine, session_scope
+from pooljudge.annotate.autojudge.client import Judge, Tally, make_client
+from pooljudge.annotate.autojudge.prompt import PromptTemplate
+from pooljudge.annotate.autojudge.retry import RetryPolicy
+from pooljudge.annotate.autojudge.runner import Run, plan_run
+from pooljudge.annotate.records import LabelScale
+from pooljudge.annotate.store import create_campaign, open_engine, session_scope
+
 from tests.support.openai_server import FakeOpenAI
 
 SCALE = LabelScale.range(0, 2)

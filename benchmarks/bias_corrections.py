@@ -15,7 +15,7 @@ its N_c pooled pairs; for xinfAP and infNDCG this is the package's own delete-on
 over the judged pairs of π < 1 in cells with at least two of them (a cell judged whole, or
 pps's take-all pairs, adds 0). θ̂_(d) is computed by brute force: replicate j of a draw deletes
 the j-th such pair of every topic at once (topics are independent), and every replicate is
-estimated in one stacked call (:func:`metrics.uncertainty.stack_weights`).
+estimated in one stacked call (:func:`pooljudge.metrics.uncertainty.stack_weights`).
 
 Printed per design and estimator, plain and jackknife, over the 17 runs: the bias of the mean
 over topics in SEs of the mean error (SE = sd / sqrt(draws); min, median, max), the runs within
@@ -35,14 +35,14 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from pooljudge.metrics.evaluate import load_qrels
+from pooljudge.metrics.join import Ranking, join
+from pooljudge.metrics.prels import Prels, bind_prels
+from pooljudge.metrics.registry import Measure, parse
+from pooljudge.metrics.uncertainty import stack_weights, stacked_ranking
+from pooljudge.pooling.pool import build_pool
+from pooljudge.pooling.sampling import Plan, draw, parse_design, plan_sample
 
-from metrics.evaluate import load_qrels
-from metrics.join import Ranking, join
-from metrics.prels import Prels, bind_prels
-from metrics.registry import Measure, parse
-from metrics.uncertainty import stack_weights, stacked_ranking
-from pooling.pool import build_pool
-from pooling.sampling import Plan, draw, parse_design, plan_sample
 from pooljudge.formats.ranking import rank_run
 from pooljudge.formats.trec import read_qrels, read_run, run_columns
 from pooljudge.progress import progress

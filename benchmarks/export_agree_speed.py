@@ -62,8 +62,8 @@ ORDER BY j.id
 
 def build(url: str, judgments: int, annotators: int, per_pair: int) -> float:
     """Create the campaign and load its judgments and adjudications; seconds taken."""
-    from annotate.records import LabelScale
-    from annotate.store import open_engine
+    from pooljudge.annotate.records import LabelScale
+    from pooljudge.annotate.store import open_engine
 
     started = time.perf_counter()
     names = np.array([f"annotator{i}" for i in range(annotators)], dtype=object)

@@ -22,7 +22,8 @@ import time
 import warnings
 from pathlib import Path
 
-from pooling import build_pool
+from pooljudge.pooling import build_pool
+
 from pooljudge.cli.inputs import read_runs
 from pooljudge.formats.trec import read_run_columns, run_name
 

@@ -21,9 +21,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pandas as pd
+from pooljudge.annotate import store
+from pooljudge.annotate.store import open_engine, session_scope
 
-from annotate import store
-from annotate.store import open_engine, session_scope
 from pooljudge.cli.demo_cmd import prepare_demo
 from tests.support.browser import launch_chromium, start_app, stop_app, wait_idle
 

@@ -1,9 +1,10 @@
 """Next-pair latency and claim throughput of the judgment store, SQLite and PostgreSQL.
 
 A campaign of ``--pairs`` pairs (1,000 topics) with overlap ``--prior + 2`` is created through
-:func:`annotate.store.create_campaign`; ``--prior`` annotators' judgments of every pair
+:func:`pooljudge.annotate.store.create_campaign`; ``--prior`` annotators' judgments of every pair
 (``pairs × prior`` rows, 1,000,000 by default) are bulk-loaded through
-:func:`annotate.store.import_judgments`, so every pair keeps 2 open slots. Then, for 1, 4 and 8
+:func:`pooljudge.annotate.store.import_judgments`, so every pair keeps 2 open slots. Then, for 1, 4
+and 8
 worker processes, each with a fresh annotator, every worker runs ``--claims`` cycles of
 claim (:func:`next_pair`, one transaction) + judge (:func:`record_judgment`, one transaction),
 with no pause between pairs (every worker is always claiming or judging: a saturation test).
@@ -53,7 +54,7 @@ def collection(pairs: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
 def create(engine, pairs: int, *, scale, overlap: int,
            annotators: dict[str, str]) -> pd.DataFrame:
     """Create the campaign of ``pairs`` pairs with ``annotators`` (name -> role); its pool."""
-    from annotate.store import add_annotator, create_campaign, session_scope
+    from pooljudge.annotate.store import add_annotator, create_campaign, session_scope
 
     topics, documents, pool = collection(pairs)
     with session_scope(engine) as session:
@@ -66,7 +67,7 @@ def create(engine, pairs: int, *, scale, overlap: int,
 
 def import_frame(engine, frame: pd.DataFrame) -> None:
     """Bulk-load ``frame`` (annotator, topic, doc, label [, kind]) into the campaign."""
-    from annotate.store import import_judgments, session_scope
+    from pooljudge.annotate.store import import_judgments, session_scope
 
     with session_scope(engine) as session:
         import_judgments(session, campaign=CAMPAIGN, frame=frame)
@@ -74,8 +75,8 @@ def import_frame(engine, frame: pd.DataFrame) -> None:
 
 def load(url: str, pairs: int, prior: int) -> float:
     """Create the campaign and bulk-load ``pairs × prior`` judgments; seconds taken."""
-    from annotate.records import LabelScale
-    from annotate.store import open_engine
+    from pooljudge.annotate.records import LabelScale
+    from pooljudge.annotate.store import open_engine
 
     engine = open_engine(url)
     started = time.perf_counter()
@@ -95,7 +96,7 @@ def load(url: str, pairs: int, prior: int) -> float:
 def worker(url: str, name: str, claims: int, barrier) -> dict[str, list[float] | float]:
     """Claim then judge ``claims`` times, then press ``claims`` times (judge + claim in one
     transaction): latencies in seconds and the wall time of each phase."""
-    from annotate.store import (
+    from pooljudge.annotate.store import (
         add_annotator,
         authenticate,
         next_pair,

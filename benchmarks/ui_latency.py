@@ -23,10 +23,10 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from pooljudge.annotate import store
+from pooljudge.annotate.records import LabelScale
+from pooljudge.annotate.store import open_engine, session_scope
 
-from annotate import store
-from annotate.records import LabelScale
-from annotate.store import open_engine, session_scope
 from tests.support.browser import (
     launch_chromium,
     shown_doc,

@@ -5,7 +5,8 @@ Data built here (seeded): 50 topics × 40,000 chunks retrieved out of 80,000, fi
 document (16,000 documents), scores with many ties; 50 judged chunks a topic. Measured side by
 side, repeated and interleaved, medians printed:
 
-- conversion alone, from columns in memory: :func:`metrics.units.document_run` against what a
+- conversion alone, from columns in memory: :func:`pooljudge.metrics.units.document_run` against
+what a
   pandas user would write (map the chunks with ``merge``, then ``groupby([topic, doc]).max()``);
 - one evaluation of the chunk run (AP, P@10, nDCG@10) from the same columns, and the whole
   ``eval --units`` path from the file (read, tell the level, convert, score) against ``eval``
@@ -24,9 +25,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from pooljudge.metrics.evaluate import load_qrels, parse_all, score
+from pooljudge.metrics.units import document_run, prepare_units, run_at_level
 
-from metrics.evaluate import load_qrels, parse_all, score
-from metrics.units import document_run, prepare_units, run_at_level
 from pooljudge.formats.trec import read_run_columns, run_columns, write_run
 
 TOPICS, PER_TOPIC, CHUNKS_PER_DOC = 50, 40_000, 5

@@ -2,12 +2,13 @@
 
 from importlib import import_module
 
-from metrics.evaluate import DEFAULT_MEASURES, evaluate
-from metrics.registry import Measure, make, names, parse
+from pooljudge.metrics.evaluate import DEFAULT_MEASURES, evaluate
+from pooljudge.metrics.registry import Measure, make, names, parse
 
 # Modules whose import registers measures; a new measure family adds its module here.
-MEASURE_MODULES: tuple[str, ...] = ("metrics.ranked", "metrics.sets", "metrics.residual",
-                                   "metrics.sampled", "metrics.graded", "metrics.estimators")
+MEASURE_MODULES: tuple[str, ...] = tuple(
+    f"pooljudge.metrics.{name}"
+    for name in ("ranked", "sets", "residual", "sampled", "graded", "estimators"))
 for _module in MEASURE_MODULES:
     import_module(_module)
 

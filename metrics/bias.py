@@ -24,12 +24,12 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+from pooljudge.metrics.compat import DEFAULT_COMPAT, Compat, check_compat
+from pooljudge.metrics.evaluate import RunResult, parse_all, score
+from pooljudge.metrics.join import Qrels, prepare_qrels
+from pooljudge.metrics.registry import Measure, parse
+from pooljudge.pooling.pool import Pool, build_pool
 
-from metrics.compat import DEFAULT_COMPAT, Compat, check_compat
-from metrics.evaluate import RunResult, parse_all, score
-from metrics.join import Qrels, prepare_qrels
-from metrics.registry import Measure, parse
-from pooling.pool import Pool, build_pool
 from pooljudge.errors import InputError, UsageError
 from pooljudge.formats.trec import QrelsColumns, RunColumns, qrels_columns, run_columns
 from pooljudge.progress import progress
@@ -76,7 +76,7 @@ def leave_out(
     ``qrels``: ``topic, doc, label``; ``runs``: name -> a frame with ``topic, doc, score`` or
     :class:`~pooljudge.formats.trec.RunColumns`. Returns one row per run and measure with the
     columns :data:`BIAS_COLUMNS` (``left_out`` names the run itself or its group). Scores follow
-    ``compat`` (:mod:`metrics.compat`); the pools stay in :mod:`pooling`'s order. Raises
+    ``compat`` (:mod:`pooljudge.metrics.compat`); the pools stay in :mod:`pooling`'s order. Raises
     InputError for depth < 1, no runs, a run missing from ``groups`` or a bad ``compat``.
     """
     compat = check_compat(compat)

@@ -1,11 +1,14 @@
 r"""Choosing a sampling design before judging: how well do its estimates track complete qrels?
 
-Given complete qrels, runs, their depth-k pool and sampling designs (:mod:`pooling.sampling`),
+Given complete qrels, runs, their depth-k pool and sampling designs
+(:mod:`pooljudge.pooling.sampling`),
 :func:`simulate_designs` plays each design × budget ``draws`` times with seeded draws of the
-design itself (:func:`pooling.sampling.draw`). A draw is judged from the qrels: every sampled
+design itself (:func:`pooljudge.pooling.sampling.draw`). A draw is judged from the qrels: every
+sampled
 pair gets its qrels label, and **a sampled pair without a qrels line counts as non-relevant
 (label 0)**; the pairs not drawn stay unjudged. Each run is then estimated by every estimator
-(:mod:`metrics.estimators`; by default statAP, xinfAP and statPrec@10) and compared with the
+(:mod:`pooljudge.metrics.estimators`; by default statAP, xinfAP and statPrec@10) and compared with
+the
 matching exact measure on the complete qrels: AP for statAP and xinfAP, P@k for statPrec@k,
 nDCG(@k) for infNDCG and statNDCG (same parameters otherwise).
 
@@ -22,13 +25,14 @@ exact value e (both means over the qrels topics; a topic the run lacks scores 0)
 
 Per design × budget and estimator, the summary holds the runs' mean |bias|, the root of the
 runs' mean squared error, and the mean over draws of Kendall's tau-b and of tau_AP
-(Yilmaz, Aslam and Robertson 2008; :func:`metrics.correlate.tau_ap`, ties broken by run name)
+(Yilmaz, Aslam and Robertson 2008; :func:`pooljudge.metrics.correlate.tau_ap`, ties broken by run
+name)
 between the estimated and the exact system orderings (NaN with fewer than two runs).
 
 Speed: each run is joined with the qrels and the prels once; a draw only changes the prels
 row weights (0/1), so a batch of draws is stacked as one prels of batch × topics and every
 estimator computes all of them in one vectorised call per run, as the bootstrap of
-:mod:`metrics.uncertainty` does.
+:mod:`pooljudge.metrics.uncertainty` does.
 """
 
 from __future__ import annotations
@@ -38,22 +42,21 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
+from pooljudge.metrics.correlate import kendall_tau, ordering, tau_ap
+from pooljudge.metrics.estimators import needs_prels
+from pooljudge.metrics.evaluate import load_qrels
+from pooljudge.metrics.join import Ranking, join
+from pooljudge.metrics.prels import Prels, bind_prels
+from pooljudge.metrics.registry import Measure, parse
+from pooljudge.metrics.uncertainty import estimates_under, stack_weights
+from pooljudge.pooling.sampling import Design, Plan, draw, plan_sample
 
-from metrics.correlate import kendall_tau, ordering, tau_ap
-from metrics.estimators import needs_prels
-from metrics.evaluate import load_qrels
-from metrics.join import Ranking, join
-from metrics.prels import Prels, bind_prels
-from metrics.registry import Measure, parse
-from metrics.uncertainty import estimates_under, stack_weights
-from pooling.sampling import Design, Plan, draw, plan_sample
 from pooljudge.errors import InputError, UsageError
 from pooljudge.formats.trec import RunColumns
 
 if TYPE_CHECKING:
     import pandas as pd
-
-    from pooling.pool import Pool
+    from pooljudge.pooling.pool import Pool
 
 __all__ = ["DEFAULT_ESTIMATORS", "EXACT_OF", "DesignSimulation", "exact_measure",
            "resolve_budget", "simulate_designs"]
@@ -102,7 +105,7 @@ def simulate_designs(
     runs: the measures read beyond the pool depth); ``pool``: their depth-k pool; ``budgets``
     as :func:`resolve_budget`. Same inputs and ``seed`` give the same frames. Raises
     UsageError for fewer than one draw or a measure that is no estimator, InputError as
-    :func:`pooling.sampling.plan_sample` (a design whose depth is not the pool's, a budget
+    :func:`pooljudge.pooling.sampling.plan_sample` (a design whose depth is not the pool's, a budget
     too small for a design).
     """
     import pandas as pd
@@ -149,7 +152,7 @@ def _estimates(prels: Prels, plan: Plan, rankings: list[Ranking],
     """Draws × measures × runs: each measure's mean over topics per draw. The draws come one
     after another from ``rng`` (so a batch size never changes them) and are estimated a batch
     at a time, as one stacked ranking of batch × topics per run
-    (:func:`metrics.uncertainty.stack_weights`)."""
+    (:func:`pooljudge.metrics.uncertainty.stack_weights`)."""
     estimates = np.empty((draws, len(measures), len(rankings)))
     judged = max(int(np.count_nonzero(prels.judged)), 1)
     size = max(1, min(draws, DRAW_ROWS // judged))

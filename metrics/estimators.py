@@ -1,4 +1,5 @@
-r"""Estimators from sampled judgments (prels, :mod:`metrics.prels`), one value per qrels topic.
+r"""Estimators from sampled judgments (prels, :mod:`pooljudge.metrics.prels`), one value per qrels
+topic.
 
 Notation per topic: the pool is the pooled pairs of the prels, split into cells (its strata);
 a cell c has N_c pooled documents, n_c of them judged (the sample), p_c = n_c / N_c; a pooled
@@ -30,13 +31,13 @@ from collections.abc import Iterable
 from typing import NamedTuple
 
 import numpy as np
+from pooljudge.metrics.gains import GAINS_PARAM, gain_of
+from pooljudge.metrics.join import UNJUDGED, Ranking
+from pooljudge.metrics.prels import Prels
+from pooljudge.metrics.ranked import REL_PARAM, safe_divide
+from pooljudge.metrics.registry import Measure, Spec, make, register, register_alias
+from pooljudge.metrics.sampled import INFAP_EPSILON
 
-from metrics.gains import GAINS_PARAM, gain_of
-from metrics.join import UNJUDGED, Ranking
-from metrics.prels import Prels
-from metrics.ranked import REL_PARAM, safe_divide
-from metrics.registry import Measure, Spec, make, register, register_alias
-from metrics.sampled import INFAP_EPSILON
 from pooljudge.errors import UsageError
 
 __all__ = ["NEEDS_PRELS", "check_prels", "needs_prels"]
@@ -72,7 +73,8 @@ def sample_of(r: Ranking, m: Measure) -> Sample:
     """The ranking's sample arrays; UsageError when the ranking was joined without prels."""
     if r.prels is None or r.prels_row is None:
         raise UsageError(f"measure {m} estimates from sampled judgments: give the prels "
-                         "(pooljudge eval --prels FILE; metrics.evaluate(..., prels=frame))")
+                         "(pooljudge eval --prels FILE; "
+                         "pooljudge.metrics.evaluate(..., prels=frame))")
     def compute() -> Sample:
         p, row = r.prels, r.prels_row
         weight, label, inclusion = p.cached("sample_rows", lambda: _sample_rows(p))

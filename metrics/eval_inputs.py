@@ -1,7 +1,8 @@
-"""What :func:`metrics.evaluate.evaluate` accepts, made uniform: qrels (a path or a frame)
+"""What :func:`pooljudge.metrics.evaluate.evaluate` accepts, made uniform: qrels (a path or a frame)
 prepared for the join, runs (a path, paths, a frame or a mapping name -> frame or path) named
 and read one at a time, and measure names (pooljudge's, trec_eval's, ``NAME.PARAMS``) parsed.
-Moved here from :mod:`metrics.evaluate`, which re-exports ``load_qrels``, ``load_runs`` and
+Moved here from :mod:`pooljudge.metrics.evaluate`, which re-exports ``load_qrels``, ``load_runs``
+and
 ``parse_all``.
 """
 
@@ -15,8 +16,9 @@ from concurrent.futures import Executor, Future
 from itertools import islice
 from typing import TYPE_CHECKING, TypeAlias
 
-from metrics.join import Qrels, prepare_qrels
-from metrics.registry import Measure, parse
+from pooljudge.metrics.join import Qrels, prepare_qrels
+from pooljudge.metrics.registry import Measure, parse
+
 from pooljudge.errors import InputError
 from pooljudge.formats.trec import (
     RunColumns,
@@ -126,7 +128,7 @@ def parse_all(measures: Iterable[str | Measure]) -> list[Measure]:
 
     A name may also be a parameterised trec_eval spelling, which stands for several measures
     (``P.5,10`` is P@5 and P@10; ``ndcg_cut.10,20``, ``iprec_at_recall..25,.5``...; see
-    :mod:`metrics.trec_names`).
+    :mod:`pooljudge.metrics.trec_names`).
     """
     parsed = [m for given in measures for m in _parse_one(given)]
     if not parsed:
@@ -143,7 +145,7 @@ def _parse_one(given: str | Measure) -> list[Measure]:
     except InputError:
         if "." not in given:
             raise
-        from metrics.trec_names import expand
+        from pooljudge.metrics.trec_names import expand
 
         try:
             entries = expand(given.strip())

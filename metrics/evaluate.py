@@ -4,19 +4,22 @@ Every qrels topic is evaluated (a topic the run skipped scores 0 and counts in t
 topics missing from the qrels are ignored and counted. The summary row has topic ``all``: the
 mean over the evaluated topics, the sum for counts (NumQ, NumRel, NumRet, NumRelRet) and the
 geometric mean for GMAP. ``compat`` picks the trec_eval release reproduced: ``"10"`` (default)
-or ``"9"`` (9.0.8 / pytrec_eval); :mod:`metrics.compat` lists the differences.
+or ``"9"`` (9.0.8 / pytrec_eval); :mod:`pooljudge.metrics.compat` lists the differences.
 
 A run file is read and scored in blocks of whole topics, so memory does not grow with the run
 (:func:`score_all`); the numbers are those of reading it whole.
 
 With ``prels`` (sampled judgments, :func:`pooljudge.formats.trec.read_prels`) the estimators of
-:mod:`metrics.estimators` (xinfAP, infNDCG, statAP, statPrec@k, statNDCG) can be asked for, and
+:mod:`pooljudge.metrics.estimators` (xinfAP, infNDCG, statAP, statPrec@k, statNDCG) can be asked
+for, and
 ``se`` adds each estimate's standard error and the interval of its mean
-(:mod:`metrics.uncertainty`); runs are then read whole. Asking for an estimator without prels is
+(:mod:`pooljudge.metrics.uncertainty`); runs are then read whole. Asking for an estimator without
+prels is
 a UsageError.
 
 What the functions accept (qrels, runs, measure names) is made uniform by
-:mod:`metrics.eval_inputs`; ``load_qrels``, ``load_runs`` and ``parse_all`` are re-exported here.
+:mod:`pooljudge.metrics.eval_inputs`; ``load_qrels``, ``load_runs`` and ``parse_all`` are
+re-exported here.
 """
 
 from __future__ import annotations
@@ -30,10 +33,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
-
-from metrics.compat import DEFAULT_COMPAT, Compat, check_compat
-from metrics.estimators import check_prels
-from metrics.eval_inputs import (
+from pooljudge.metrics.compat import DEFAULT_COMPAT, Compat, check_compat
+from pooljudge.metrics.estimators import check_prels
+from pooljudge.metrics.eval_inputs import (
     PrelsInput,
     QrelsInput,
     RunsInput,
@@ -43,9 +45,10 @@ from metrics.eval_inputs import (
     parse_all,
     read_ahead,
 )
-from metrics.join import Labelled, Qrels, Ranking, join, label, merge
-from metrics.prels import Prels, bind_prels, load_prels
-from metrics.registry import Measure
+from pooljudge.metrics.join import Labelled, Qrels, Ranking, join, label, merge
+from pooljudge.metrics.prels import Prels, bind_prels, load_prels
+from pooljudge.metrics.registry import Measure
+
 from pooljudge.defaults import DEFAULT_MEASURES
 from pooljudge.errors import InputError
 from pooljudge.formats.columnar import BLOCK_BYTES, NotStreamable, RunBlocks
@@ -95,7 +98,7 @@ def score(
     errors: dict[Measure, np.ndarray] = {}
     intervals: dict[Measure, tuple[float, float, float]] = {}
     if se and prels is not None:
-        from metrics.uncertainty import mean_interval, standard_errors
+        from pooljudge.metrics.uncertainty import mean_interval, standard_errors
 
         errors = standard_errors(ranking, measures, seed=seed,
                                  method=se if isinstance(se, str) else None)
@@ -133,7 +136,7 @@ def evaluate(
     ``prels``: sampled judgments (a path or a frame ``topic, doc, label, stratum, inclusion``),
     needed by the estimators; ``se`` adds columns ``se``, ``ci_low``, ``ci_high`` (per topic the
     estimate's SE; on ``all`` rows the SE of the mean and its 95% t interval); ``se`` may name
-    the method, "linearised" or "bootstrap" (:func:`metrics.uncertainty.standard_errors`).
+    the method, "linearised" or "bootstrap" (:func:`pooljudge.metrics.uncertainty.standard_errors`).
     Raises InputError for bad input, an unknown measure or compat; UsageError for an estimator
     without ``prels``.
     """
@@ -158,7 +161,8 @@ def score_all(
     either way. The qrels are read in a worker thread while the first block is parsed (pyarrow
     releases the GIL). A bad qrels file is reported before a bad run, as if read first; a bad
     ``compat`` before reading anything. With ``prels`` (module docstring) runs are read whole.
-    A file read whole is read by the worker one run ahead (:func:`~metrics.eval_inputs.read_ahead`),
+    A file read whole is read by the worker one run ahead
+    (:func:`~pooljudge.metrics.eval_inputs.read_ahead`),
     and the prels while it reads the qrels.
     """
     compat = check_compat(compat)
@@ -209,7 +213,8 @@ def _score_file(qrels: Future[Qrels], name: str, path: str | os.PathLike[str],
                 judged_only: bool, compat: Compat) -> RunResult:
     """:func:`score` of a run file read block by block, or read whole when it cannot be.
 
-    The reading thread also labels each block (:func:`~metrics.join.label`), once the qrels
+    The reading thread also labels each block (:func:`~pooljudge.metrics.join.label`), once the
+    qrels
     are read; this thread ranks and measures.
     """
     try:
@@ -231,7 +236,8 @@ def _score_blocks(qrels: Qrels, name: str, blocks: Iterable[Labelled],
                   ) -> RunResult:
     """:func:`score` over labelled blocks of whole topics (each topic in one block).
 
-    Each block is ranked alone (:func:`~metrics.join.join`); the rankings of consecutive blocks
+    Each block is ranked alone (:func:`~pooljudge.metrics.join.join`); the rankings of consecutive
+    blocks
     are merged into batches of at least :data:`BATCH_ROWS` ranked documents (and of the qrels'
     size: a measure may cost that much per call), and each batch is measured over all qrels
     topics, keeping its own topics' values; the last batch also gives the topics in no block
@@ -289,7 +295,7 @@ def tidy(results: Sequence[RunResult], *, per_topic: bool) -> pd.DataFrame:
     import pandas as pd
 
     frames = []
-    from metrics.uncertainty import error_columns
+    from pooljudge.metrics.uncertainty import error_columns
 
     with_errors = any(result.errors for result in results)
     for result in results:

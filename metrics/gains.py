@@ -15,9 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-
-from metrics.join import Qrels
-from metrics.registry import MapOf, Param
+from pooljudge.metrics.join import Qrels
+from pooljudge.metrics.registry import MapOf, Param
 
 __all__ = ["GAINS_PARAM", "Ideal", "gain_of", "ideal", "prefix_at", "prefix_sums"]
 

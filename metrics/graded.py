@@ -1,6 +1,7 @@
 """trec_eval's experimental gain measures (G, BinG, RnDCG, nDCGRel) and its graded RBP.
 
-Gains follow :mod:`metrics.gains`: ``gain(l) = gains.get(l, l)`` for a label l >= 0, 0 for an
+Gains follow :mod:`pooljudge.metrics.gains`: ``gain(l) = gains.get(l, l)`` for a label l >= 0, 0
+for an
 unjudged document or a negative label; the ideal ranking lists the topic's positive gains in
 decreasing order, I_1 >= I_2 >= ... >= I_M (M = ideal length). Per topic, with n documents
 returned, g_i the gain at rank i, DCG@k = sum_{i<=k} g_i / log2(i + 1) and IDCG@k the same over
@@ -10,12 +11,11 @@ the ideal (positions beyond M add nothing). A topic the run skipped has n = 0.
 from __future__ import annotations
 
 import numpy as np
-
-from metrics.gains import GAINS_PARAM, gain_of, ideal, prefix_at, prefix_sums
-from metrics.join import Ranking
-from metrics.ranked import REL_PARAM, safe_divide, trec_pairs
-from metrics.registry import Measure, Param, Spec, make, register, register_alias
-from metrics.residual import rbp_residual
+from pooljudge.metrics.gains import GAINS_PARAM, gain_of, ideal, prefix_at, prefix_sums
+from pooljudge.metrics.join import Ranking
+from pooljudge.metrics.ranked import REL_PARAM, safe_divide, trec_pairs
+from pooljudge.metrics.registry import Measure, Param, Spec, make, register, register_alias
+from pooljudge.metrics.residual import rbp_residual
 
 __all__ = ["bin_g", "g", "graded_rbp", "ndcg_rel", "r_ndcg", "rbp_resid"]
 

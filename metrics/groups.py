@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from pooljudge.metrics.registry import parse
+from pooljudge.metrics.student_t import t_quantiles
 
-from metrics.registry import parse
-from metrics.student_t import t_quantiles
 from pooljudge.errors import InputError
 
 __all__ = ["GROUP_COLUMNS", "group_means"]

@@ -7,7 +7,7 @@ have no line for it. Negative labels are kept: they are judged for ``Judged@k`` 
 ``Unjudged@k`` under trec_eval 10), never relevant, never a judged non-relevant document for
 Bpref, and carry no gain. A qrels topic the run skipped has an empty ranking; run topics that
 are not in the qrels are dropped and counted in ``run_only_topics``. The ranking order (score
-precision) follows ``compat`` (:mod:`metrics.compat`), and measures that differ between
+precision) follows ``compat`` (:mod:`pooljudge.metrics.compat`), and measures that differ between
 trec_eval releases read ``Ranking.compat``.
 
 A run read in blocks of whole topics is joined block by block: :func:`label` (the qrels lookup)
@@ -15,12 +15,14 @@ and :func:`rank` (the ranking order) of each block, and :func:`merge` of the ran
 blocks into one. A topic's ranking, and so its values, are those of a join of the whole run.
 
 The qrels side, :class:`Qrels` prepared once (:func:`prepare_qrels`) and the lookup of a run's
-rows in them by 64-bit keys confirmed on the strings, lives in :mod:`metrics.qrels_lookup`;
+rows in them by 64-bit keys confirmed on the strings, lives in
+:mod:`pooljudge.metrics.qrels_lookup`;
 ``UNJUDGED``, ``Qrels`` and ``prepare_qrels`` are re-exported here.
 
-With prels (:mod:`metrics.prels`, sampled judgments) the join also looks every run row up in
+With prels (:mod:`pooljudge.metrics.prels`, sampled judgments) the join also looks every run row up
+in
 them: ``Ranking.prels_row`` holds, per ranked document, its prels row (-1 outside the pool),
-which the estimators (:mod:`metrics.estimators`) read. Without prels nothing more is done.
+which the estimators (:mod:`pooljudge.metrics.estimators`) read. Without prels nothing more is done.
 """
 
 from __future__ import annotations
@@ -31,15 +33,15 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import pyarrow as pa
+from pooljudge.metrics.compat import DEFAULT_COMPAT, Compat
+from pooljudge.metrics.qrels_lookup import UNJUDGED, Qrels, lookup_labels, prepare_qrels
 
-from metrics.compat import DEFAULT_COMPAT, Compat
-from metrics.qrels_lookup import UNJUDGED, Qrels, lookup_labels, prepare_qrels
 from pooljudge.formats.columnar import index_in, int_array, numpy_of, segment_order, take
 from pooljudge.formats.ranking import Precision, score_keys, sort_ties
 from pooljudge.formats.trec import RunColumns
 
 if TYPE_CHECKING:
-    from metrics.prels import Prels
+    from pooljudge.metrics.prels import Prels
 
 __all__ = [
     "UNJUDGED", "Labelled", "Qrels", "Ranking", "join", "label", "merge", "prepare_qrels", "rank",
@@ -193,7 +195,7 @@ def label(qrels: Qrels, run: RunColumns, *, prels: Prels | None = None) -> Label
 def _prels_rows(prels: Prels, run: RunColumns, topic: np.ndarray, topics: np.ndarray
                 ) -> np.ndarray:
     """Per run row, its prels row or -1 (``topic``/``topics`` as in
-    :func:`~metrics.qrels_lookup.lookup_labels`): the
+    :func:`~pooljudge.metrics.qrels_lookup.lookup_labels`): the
     qrels lookup, in the prels' key index whose labels are row numbers."""
     in_index = np.where(topic >= 0, prels.index_topic[np.maximum(topic, 0)], -1)
     present = np.sort(prels.index_topic[topics][prels.index_topic[topics] >= 0])

@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+from pooljudge.metrics.logs import LogIndex
 
-from metrics.logs import LogIndex
 from pooljudge.formats.logs import Logs
 
 if TYPE_CHECKING:
-    from metrics.report_html import Section
+    from pooljudge.metrics.report_html import Section
 
 __all__ = ["LATENCY_COLUMNS", "LATENCY_SHOWN", "latency_beside", "latency_section",
            "latency_table"]
@@ -59,7 +59,8 @@ def latency_table(logs: Logs, index: LogIndex | None = None) -> pd.DataFrame:
 def latency_beside(latency: pd.DataFrame, means: pd.DataFrame) -> tuple[pd.DataFrame,
                                                                          list[str]]:
     """One row per run: its mean score for each measure (``means``: tidy ``run, measure,
-    value``, as ``metrics.evaluate.tidy(..., per_topic=False)`` gives) and its latency columns
+    value``, as ``pooljudge.metrics.evaluate.tidy(..., per_topic=False)`` gives) and its latency
+    columns
     (:data:`LATENCY_SHOWN`); runs in the order of ``means``, then latency-only runs. A run
     named ``X.run`` (``logs import`` writes ``runs/config@version.run``, and a run is named by
     its file) matches the latency row ``X``. Returns the frame and warnings naming the runs
@@ -88,7 +89,7 @@ def latency_beside(latency: pd.DataFrame, means: pd.DataFrame) -> tuple[pd.DataF
 def latency_section(latency: pd.DataFrame, means: pd.DataFrame) -> Section:
     """The report section "Latency and precision": :func:`latency_beside` as one table, its
     warnings in the note."""
-    from metrics.report_html import Section
+    from pooljudge.metrics.report_html import Section
 
     table, warnings = latency_beside(latency, means)
     note = ("Retrieval latency per run from the production logs (milliseconds; p50, p95 and "

@@ -1,13 +1,15 @@
 r"""Linearised standard errors of the estimators from sampled judgments
-(:mod:`metrics.estimators`; Deville 1999; Särndal, Swensson and Wretman 1992, ch. 5).
+(:mod:`pooljudge.metrics.estimators`; Deville 1999; Särndal, Swensson and Wretman 1992, ch. 5).
 
 Every estimator is a function θ̂(w) of the weights w_d of the judged prels rows (1 for a judged
-row: :mod:`metrics.prels`). Its variance is Hájek's variance of a fixed-size πps sample applied
+row: :mod:`pooljudge.metrics.prels`). Its variance is Hájek's variance of a fixed-size πps sample
+applied
 to a linearised variable t_d = z_d of the judged rows (:func:`hajek_variance`), per (topic,
 stratum) cell, summed over the topic's cells. Edge cases: a cell with one judged row adds 0;
 rows of π = 1 add 0 (in every sample; a cell judged whole under a fixed-size design has π = 1
 throughout); a topic with D̂ = 0 (no relevant document, or ideal DCG 0) has SE 0. The SE in
-use (:func:`metrics.second_order.linearised_se`) is this delete-one variance less the surplus
+use (:func:`pooljudge.metrics.second_order.linearised_se`) is this delete-one variance less the
+surplus
 its pairs measure (Efron–Stein), for xinfAP and infNDCG with z scaled to the stratified
 jackknife.
 
@@ -58,8 +60,7 @@ from collections.abc import Callable
 from typing import NamedTuple, TypeVar
 
 import numpy as np
-
-from metrics.estimators import (
+from pooljudge.metrics.estimators import (
     Sample,
     _running,
     ideal_dcg,
@@ -69,12 +70,12 @@ from metrics.estimators import (
     sample_of,
     stat_ndcg_inputs,
 )
-from metrics.gains import gain_of
-from metrics.join import Ranking
-from metrics.prels import Prels
-from metrics.ranked import safe_divide
-from metrics.registry import Measure
-from metrics.sampled import INFAP_EPSILON
+from pooljudge.metrics.gains import gain_of
+from pooljudge.metrics.join import Ranking
+from pooljudge.metrics.prels import Prels
+from pooljudge.metrics.ranked import safe_divide
+from pooljudge.metrics.registry import Measure
+from pooljudge.metrics.sampled import INFAP_EPSILON
 
 __all__ = ["GRADIENTS", "INFLUENCES", "NdcgPieces", "gradient", "hajek_variance", "influence",
            "ndcg_parts", "ndcg_pieces"]
@@ -108,7 +109,8 @@ T = TypeVar("T")
 
 def _kept(parts: Callable[[Ranking, Measure], T]) -> Callable[[Ranking, Measure], T]:
     """``parts(r, m)`` computed once per ranking, measure and prels: the influences, the
-    gradients and the pair deletions (:mod:`metrics.pair_deletions`) of one SE share them."""
+    gradients and the pair deletions (:mod:`pooljudge.metrics.pair_deletions`) of one SE share
+    them."""
     @functools.wraps(parts)
     def kept(r: Ranking, m: Measure) -> T:
         prels, value = r._cached((parts.__name__, m, id(r.prels)), lambda: (r.prels, parts(r, m)))

@@ -1,13 +1,15 @@
 """A retrieval log's queries (:class:`pooljudge.formats.logs.Logs`): what each query id is, what
-it belongs to, and a chosen few of them. Moved here from :mod:`metrics.logs`, which re-exports
+it belongs to, and a chosen few of them. Moved here from :mod:`pooljudge.metrics.logs`, which
+re-exports
 every public name.
 
 - **Topics** (:func:`log_topics`): ``id, title`` — each query id with its first logged text.
 - **Topic groups** (:func:`topic_groups`): ``topic, group`` with groups ``category=billing``,
   ``language=en``, ``tenant=acme`` (a topic logged with two values of a field is in both), the
-  frame ``metrics.groups.group_means`` reads.
+  frame ``pooljudge.metrics.groups.group_means`` reads.
 - **Strata** (:func:`query_strata`): ``query_id, stratum``, each query id in the stratum of its
-  first logged value of a field, which ``pooling.query_sample.sample_queries`` samples from.
+  first logged value of a field, which ``pooljudge.pooling.query_sample.sample_queries`` samples
+  from.
 - **A selection** (:func:`select_queries`): the log restricted to the retrievals of some query
   ids, and the ids it never logs.
 """
@@ -17,8 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-
-from metrics.log_index import (
+from pooljudge.metrics.log_index import (
     Codes,
     LogIndex,
     arrow_strings,
@@ -26,6 +27,7 @@ from metrics.log_index import (
     string_column,
     strings_at,
 )
+
 from pooljudge.formats.logs import Logs
 
 __all__ = ["GROUP_FIELDS", "log_topics", "query_strata", "select_queries", "topic_groups"]

@@ -10,11 +10,12 @@ runs per configuration and index version, topics, topic groups, and latency per 
   ``s = R + 1 - rank`` (R: the line's largest rank), and so does a line whose logged scores
   order its results differently from its ranks (a reranker logging first-stage scores), with a
   warning. Each of these is counted in a warning, never silent.
-- **Topics, topic groups, strata, a selection of queries**: :mod:`metrics.log_queries`.
-- **Latency**: :func:`metrics.latency.latency_table`.
+- **Topics, topic groups, strata, a selection of queries**: :mod:`pooljudge.metrics.log_queries`.
+- **Latency**: :func:`pooljudge.metrics.latency.latency_table`.
 
 The codes every conversion starts from (:class:`LogIndex`, :class:`Codes`) and :func:`run_names`
-moved to :mod:`metrics.log_index`, the per-query conversions to :mod:`metrics.log_queries`; both
+moved to :mod:`pooljudge.metrics.log_index`, the per-query conversions to
+:mod:`pooljudge.metrics.log_queries`; both
 are re-exported here (``__all__``).
 """
 
@@ -26,8 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-
-from metrics.log_index import (
+from pooljudge.metrics.log_index import (
     Codes,
     LogIndex,
     arrow_strings,
@@ -36,13 +36,14 @@ from metrics.log_index import (
     string_column,
     strings_at,
 )
-from metrics.log_queries import (
+from pooljudge.metrics.log_queries import (
     GROUP_FIELDS,
     log_topics,
     query_strata,
     select_queries,
     topic_groups,
 )
+
 from pooljudge.formats.logs import Logs
 
 __all__ = [

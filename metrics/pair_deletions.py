@@ -1,7 +1,9 @@
 """Estimates without two judged rows, θ̂_(de), for the second-order correction of the
-delete-one variance (:mod:`metrics.second_order`): per estimator, the rows that change it, its
+delete-one variance (:mod:`pooljudge.metrics.second_order`): per estimator, the rows that change
+it, its
 per-topic estimates and a vectorised θ̂_(de) over arrays of row pairs (one topic per pair), in
-closed form from the same parts as the delete-one influences (:mod:`metrics.linearised`)."""
+closed form from the same parts as the delete-one influences
+(:mod:`pooljudge.metrics.linearised`)."""
 
 from __future__ import annotations
 
@@ -9,10 +11,9 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
-
-from metrics.estimators import ideal_dcg
-from metrics.join import Ranking
-from metrics.linearised import (
+from pooljudge.metrics.estimators import ideal_dcg
+from pooljudge.metrics.join import Ranking
+from pooljudge.metrics.linearised import (
     _below,
     _f,
     _rows,
@@ -21,8 +22,8 @@ from metrics.linearised import (
     _xinf_parts,
     ndcg_pieces,
 )
-from metrics.ranked import safe_divide
-from metrics.registry import Measure
+from pooljudge.metrics.ranked import safe_divide
+from pooljudge.metrics.registry import Measure
 
 __all__ = ["PAIRS", "Pairs", "TwoDeleted"]
 

@@ -3,8 +3,9 @@
 Prels (:func:`pooljudge.formats.trec.read_prels`) list every pooled (topic, doc) pair with its
 label (empty when the pair was not sampled or not judged), its stratum and its first-order
 inclusion probability π. :func:`bind_prels` prepares them once for any number of runs: a key
-index that :func:`metrics.join.label` looks each run row up in (the joined
-:class:`~metrics.join.Ranking` then carries, per ranked document, its prels row, or -1 for a
+index that :func:`pooljudge.metrics.join.label` looks each run row up in (the joined
+:class:`~pooljudge.metrics.join.Ranking` then carries, per ranked document, its prels row, or -1
+for a
 document outside the pool), the rows' topics in the qrels' topic order, and the cells
 (topic, stratum) the estimators aggregate over.
 
@@ -29,8 +30,7 @@ from pooljudge.formats.trec import QrelsColumns, qrels_columns
 
 if TYPE_CHECKING:
     import pandas as pd
-
-    from metrics.join import Qrels
+    from pooljudge.metrics.join import Qrels
 
 __all__ = ["Prels", "bind_prels", "load_prels"]
 
@@ -42,7 +42,8 @@ PrelsSource: TypeAlias = "pd.DataFrame | PrelsColumns | str | os.PathLike[str]"
 class Prels:
     """Prels as arrays over their rows (file order), bound to one prepared qrels.
 
-    ``index``: the rows as a :class:`~metrics.join.Qrels` whose labels are the row numbers (a
+    ``index``: the rows as a :class:`~pooljudge.metrics.join.Qrels` whose labels are the row
+    numbers (a
     lookup, nothing else); ``index_topic``: per qrels topic, its topic index in ``index`` (-1 when
     the prels do not have it). ``topic``: per row, its qrels topic index (-1 when the qrels do not
     have the topic: such rows count nowhere). ``label`` (int64; ``missing`` where empty),
@@ -112,7 +113,7 @@ def bind_prels(prels: PrelsSource, qrels: Qrels) -> Prels:
     by :func:`load_prels`, or a frame ``topic, doc, label, stratum, inclusion``, label NA when
     empty) for runs joined with ``qrels``. Raises InputError for a bad file or a pair listed
     twice."""
-    from metrics.join import UNJUDGED
+    from pooljudge.metrics.join import UNJUDGED
 
     prels = load_prels(prels)
     if isinstance(prels, PrelsColumns):
@@ -136,7 +137,7 @@ def _bind(keys: QrelsColumns, labels: np.ndarray, stratum: np.ndarray, inclusion
           qrels: Qrels) -> Prels:
     """:func:`bind_prels` of checked rows: ``keys`` (their labels are the row numbers) and per
     row its label (UNJUDGED when empty), stratum and π."""
-    from metrics.join import UNJUDGED, prepare_qrels
+    from pooljudge.metrics.join import UNJUDGED, prepare_qrels
 
     index = prepare_qrels(keys)
     index_topic = numpy_of(index_in(qrels.topics, index.topics), fill=-1).astype(np.int64)

@@ -8,11 +8,18 @@ every measure here; a topic with R = 0 scores 0 on every measure that divides by
 from __future__ import annotations
 
 import numpy as np
-
-from metrics.compat import Compat
-from metrics.gains import GAINS_PARAM, gain_of, ideal
-from metrics.join import Ranking
-from metrics.registry import Measure, Param, SequenceOf, Spec, make, register, register_alias
+from pooljudge.metrics.compat import Compat
+from pooljudge.metrics.gains import GAINS_PARAM, gain_of, ideal
+from pooljudge.metrics.join import Ranking
+from pooljudge.metrics.registry import (
+    Measure,
+    Param,
+    SequenceOf,
+    Spec,
+    make,
+    register,
+    register_alias,
+)
 
 __all__: list[str] = []
 

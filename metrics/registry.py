@@ -12,8 +12,8 @@ the order the spec declares them.
 
 Adding a measure (e.g. trec_eval's ``dcg`` as ``DCG@k`` in a new module ``metrics/dcg.py``)::
 
-    from metrics.gains import GAINS_PARAM
-    from metrics.registry import Spec, make, register, register_alias
+    from pooljudge.metrics.gains import GAINS_PARAM
+    from pooljudge.metrics.registry import Spec, make, register, register_alias
 
     def dcg(ranking: Ranking, measure: Measure) -> np.ndarray:
         '''DCG@k = sum_{i<=k} gain_i / log2(i + 1); 0 when nothing was retrieved.'''
@@ -25,7 +25,8 @@ Adding a measure (e.g. trec_eval's ``dcg`` as ``DCG@k`` in a new module ``metric
 
 then add the module's name to ``MEASURE_MODULES`` in ``metrics/__init__.py`` so that it is
 imported (and registers) with the package. A compute function receives the joined
-:class:`metrics.join.Ranking` and the parsed measure, and returns a float array with one value
+:class:`pooljudge.metrics.join.Ranking` and the parsed measure, and returns a float array with one
+value
 per qrels topic; ``Spec.summary`` says how the topic values combine (mean, sum or geometric).
 """
 
@@ -42,8 +43,7 @@ from pooljudge.grammar import NameSyntaxError, format_name, parse_name
 
 if TYPE_CHECKING:
     import numpy as np
-
-    from metrics.join import Ranking
+    from pooljudge.metrics.join import Ranking
 
 __all__ = [
     "MapOf", "Measure", "Param", "SequenceOf", "Spec", "make", "names", "parse", "register",

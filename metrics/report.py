@@ -1,6 +1,7 @@
 """The evaluation report: per-run means with unjudged rates, condensed (judged-only) variants,
 RBP intervals, the pool-bias table, precision–recall curves, per-topic scores and warnings.
-The means table also counts what each run returned (NumRet, short@k: :mod:`metrics.returned`);
+The means table also counts what each run returned (NumRet, short@k:
+:mod:`pooljudge.metrics.returned`);
 with a unit map, :func:`with_levels` adds chunk- and document-level means side by side.
 
 :func:`collect` computes everything from qrels and runs into a :class:`ReportData`;
@@ -17,16 +18,23 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from pooljudge.metrics.bias import leave_out
+from pooljudge.metrics.compat import DEFAULT_COMPAT, Compat, check_compat
+from pooljudge.metrics.evaluate import (
+    DEFAULT_MEASURES,
+    RunResult,
+    load_qrels,
+    parse_all,
+    score,
+    tidy,
+)
+from pooljudge.metrics.registry import make, parse
+from pooljudge.metrics.report_html import Section, render_page
+from pooljudge.metrics.residual import unreached
+from pooljudge.metrics.returned import count_names, cutoffs, num_ret, with_counts
+from pooljudge.metrics.units import LEVEL_NAMES
+from pooljudge.pooling.pool import topic_order
 
-from metrics.bias import leave_out
-from metrics.compat import DEFAULT_COMPAT, Compat, check_compat
-from metrics.evaluate import DEFAULT_MEASURES, RunResult, load_qrels, parse_all, score, tidy
-from metrics.registry import make, parse
-from metrics.report_html import Section, render_page
-from metrics.residual import unreached
-from metrics.returned import count_names, cutoffs, num_ret, with_counts
-from metrics.units import LEVEL_NAMES
-from pooling.pool import topic_order
 from pooljudge.formats.trec import RunColumns, run_columns
 
 __all__ = [
@@ -111,7 +119,7 @@ def collect(
 
     ``qrels``: ``topic, doc, label``; ``runs``: name -> a frame (``topic, doc, score``) or
     RunColumns. ``pool_depth`` adds the leave-one-run-out table over depth-K pools. ``compat``
-    ("10" or "9") is the trec_eval release reproduced (:mod:`metrics.compat`). Raises
+    ("10" or "9") is the trec_eval release reproduced (:mod:`pooljudge.metrics.compat`). Raises
     InputError for an unknown measure, a bad ``compat`` or bad input.
     """
     compat = check_compat(compat)

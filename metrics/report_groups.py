@@ -2,17 +2,20 @@
 per-group regression check against a baseline run.
 
 For every headline measure, one table with a row per (group, run): the topics with a value,
-the mean and its t interval (:func:`metrics.groups.group_means`: mean ± t(0.975, n − 1) · s/√n,
+the mean and its t interval (:func:`pooljudge.metrics.groups.group_means`: mean ± t(0.975, n − 1) ·
+s/√n,
 none with fewer than two topics), and for every run but the baseline its paired change
 ``mean_diff`` = mean over the group's shared topics of (run − baseline), the p-value and the
-``regression`` flag of :func:`metrics.compare.compare_groups`: the paired t-test within the
+``regression`` flag of :func:`pooljudge.metrics.compare.compare_groups`: the paired t-test within
+the
 group, Holm-adjusted over the groups of one comparison, flagged when the mean fell with an
 adjusted p below ``alpha`` — whatever the overall mean did. The first row of each table is the
 group ``all`` (every evaluated topic), whose p-value is the t-test's Holm-adjusted over the
 comparisons of the measure, and which is never flagged.
 
 The flagged regressions are returned as warnings, for the top of the page. Group and run names
-are untrusted text: they are cells of the tables, which :mod:`metrics.report_html` escapes.
+are untrusted text: they are cells of the tables, which :mod:`pooljudge.metrics.report_html`
+escapes.
 """
 
 from __future__ import annotations
@@ -22,10 +25,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from pooljudge.metrics.compare import MIN_TOPICS, OVERALL, compare_groups, regression_messages
+from pooljudge.metrics.groups import group_means
+from pooljudge.metrics.report_html import Section
 
-from metrics.compare import MIN_TOPICS, OVERALL, compare_groups, regression_messages
-from metrics.groups import group_means
-from metrics.report_html import Section
 from pooljudge.errors import UsageError
 
 __all__ = ["FLAG", "GROUP_TABLE_COLUMNS", "GroupReport", "group_report", "group_tables",

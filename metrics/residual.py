@@ -19,9 +19,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-
-from metrics.join import Ranking
-from metrics.registry import Measure, Param, Spec, register
+from pooljudge.metrics.join import Ranking
+from pooljudge.metrics.registry import Measure, Param, Spec, register
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -10,8 +10,8 @@ Under a fixed-k convention, unfilled positions earn nothing, so a run that retur
   k of the measures asked for (``P@10`` and ``R@100`` give ``short@10`` and ``short@100``).
 
 ``short@k`` is not a measure of the registry: :func:`with_counts` adds it to a scored
-:class:`~metrics.evaluate.RunResult` under a :class:`Count` key, read like a measure by
-:func:`metrics.evaluate.tidy` and the command line's tables.
+:class:`~pooljudge.metrics.evaluate.RunResult` under a :class:`Count` key, read like a measure by
+:func:`pooljudge.metrics.evaluate.tidy` and the command line's tables.
 """
 
 from __future__ import annotations
@@ -20,9 +20,8 @@ import dataclasses
 from collections.abc import Iterable, Sequence
 
 import numpy as np
-
-from metrics.evaluate import RunResult, parse_all
-from metrics.registry import Measure
+from pooljudge.metrics.evaluate import RunResult, parse_all
+from pooljudge.metrics.registry import Measure
 
 __all__ = ["NUM_RET", "Count", "count_names", "cutoffs", "num_ret", "short_name", "with_counts"]
 

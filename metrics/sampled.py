@@ -7,10 +7,9 @@ sampled for judging ("pooled, unjudged"); a document with no qrels line was neve
 from __future__ import annotations
 
 import numpy as np
-
-from metrics.join import UNJUDGED, Ranking
-from metrics.ranked import REL_PARAM, safe_divide
-from metrics.registry import Measure, Spec, register
+from pooljudge.metrics.join import UNJUDGED, Ranking
+from pooljudge.metrics.ranked import REL_PARAM, safe_divide
+from pooljudge.metrics.registry import Measure, Spec, register
 
 __all__: list[str] = []
 

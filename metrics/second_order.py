@@ -5,14 +5,16 @@ of independent inclusion indicators).
 For an estimator θ̂ of independent inclusions I_d ~ Bernoulli(π_d), Var θ̂ = Σ_d π_d(1 − π_d)
 (E D_d)² + Σ_{d<e} π_d(1 − π_d) π_e(1 − π_e) (E D_de)² + …, where D_d is the change of θ̂ when
 d leaves the sample and D_de the second difference. The delete-one variance
-Σ_{d ∈ S} (1 − π_d) z_d² (Hájek's form, :func:`metrics.linearised.hajek_variance`) estimates
+Σ_{d ∈ S} (1 − π_d) z_d² (Hájek's form, :func:`pooljudge.metrics.linearised.hajek_variance`)
+estimates
 Σ π_d(1 − π_d) E[D_d²], which counts every second-order term twice (Efron–Stein: a jackknife is
 high on average). The surplus is estimated from the pairs of the sample, per topic t:
 
     U_t = Σ_{d<e ∈ S_t} (1 − π_d)(1 − π_e) Δ̃_de²,
     Δ_de = θ̂ − θ̂_(d) − θ̂_(e) + θ̂_(de) = θ̂_(de) − θ̂ + z_d + z_e,
 
-θ̂_(de) the estimate without one unit of rows d and e (:mod:`metrics.pair_deletions`, exact and
+θ̂_(de) the estimate without one unit of rows d and e (:mod:`pooljudge.metrics.pair_deletions`,
+exact and
 vectorised), over the rows of topic t with π < 1 in cells of two or more judged rows, and Δ̃ the
 differences centred within cells with the weights (1 − π): under a fixed-size design
 Σ_{d ∈ c} (I_d − π_d) = 0, so a difference that is a sum of one-row parts, Δ_de = a_d + a_e,
@@ -54,13 +56,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import numpy as np
-
-from metrics.estimators import sample_of
-from metrics.join import Ranking
-from metrics.linearised import gradient, hajek_variance, influence
-from metrics.pair_deletions import PAIRS, Pairs
-from metrics.prels import Prels
-from metrics.registry import Measure
+from pooljudge.metrics.estimators import sample_of
+from pooljudge.metrics.join import Ranking
+from pooljudge.metrics.linearised import gradient, hajek_variance, influence
+from pooljudge.metrics.pair_deletions import PAIRS, Pairs
+from pooljudge.metrics.prels import Prels
+from pooljudge.metrics.registry import Measure
 
 __all__ = ["PAIRS_PER_CHUNK", "delete_one_variance", "first_order_variance", "linearised_se",
            "pair_surplus", "pairs_by_topic"]

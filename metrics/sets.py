@@ -11,10 +11,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
-from metrics.join import UNJUDGED, Ranking
-from metrics.ranked import REL_PARAM, safe_divide
-from metrics.registry import Measure, Param, Spec, make, register, register_alias
+from pooljudge.metrics.join import UNJUDGED, Ranking
+from pooljudge.metrics.ranked import REL_PARAM, safe_divide
+from pooljudge.metrics.registry import Measure, Param, Spec, make, register, register_alias
 
 __all__: list[str] = []
 

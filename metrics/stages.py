@@ -8,7 +8,7 @@ retrieve → context when a pipeline has no rerank run) is a **step**, compared 
   after-stage's top k, not in the before-stage's), **moved out** of it, and **kept** (in both);
   each move keeps the item's rank in both stages (missing: not retrieved by that stage);
 - per query and measure, the value before and after (``delta = after - before``), computed by
-  :func:`metrics.evaluate.score` (any registry measure; P@k and nDCG@k by default);
+  :func:`pooljudge.metrics.evaluate.score` (any registry measure; P@k and nDCG@k by default);
 - per query, NumRet of each stage and whether it returned fewer than k items (under the fixed-k
   convention unfilled positions earn nothing, so a filter or a retrieval failure shows here).
 
@@ -18,11 +18,12 @@ descending, ties by document id descending), the order every measure reads.
 
 Over the queries of a step (:func:`summarise`): the mean before and after, the mean gain
 ``delta``, the paired t-test and the seeded paired randomization test of
-:func:`metrics.compare.paired_test`, both Holm-adjusted over the steps of each measure, wins /
+:func:`pooljudge.metrics.compare.paired_test`, both Holm-adjusted over the steps of each measure,
+wins /
 losses / ties (delta > 0, < 0, = 0; |delta| <= 1e-12 counts as a tie), and the totals of moved
 items, NumRet and queries with fewer than k. With topic groups the summary is repeated within
 each group, and a group whose step lost significantly is flagged
-(:func:`metrics.compare.flag_regressions`).
+(:func:`pooljudge.metrics.compare.flag_regressions`).
 """
 
 from __future__ import annotations
@@ -33,8 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-
-from metrics.compare import (
+from pooljudge.metrics.compare import (
     MIN_TOPICS,
     OVERALL,
     flag_regressions,
@@ -42,9 +42,10 @@ from metrics.compare import (
     paired_test,
     regression_messages,
 )
-from metrics.evaluate import QrelsInput, load_qrels, load_runs, parse_all, score
-from metrics.join import Qrels, label
-from metrics.registry import Measure
+from pooljudge.metrics.evaluate import QrelsInput, load_qrels, load_runs, parse_all, score
+from pooljudge.metrics.join import Qrels, label
+from pooljudge.metrics.registry import Measure
+
 from pooljudge.errors import InputError
 from pooljudge.formats.columnar import decode, int_array, take
 from pooljudge.formats.manifest import STAGES, Manifest, manifest_frame, read_manifest
@@ -181,7 +182,8 @@ def _runs(needed: Sequence[str], given: Mapping, manifest: Manifest
 def _stage(qrels: Qrels, run: RunColumns, measures: Sequence[Measure], rel: int) -> _Stage:
     """Score ``run`` once and list its relevant items with their ranks (trec_eval's order)."""
     labelled = label(qrels, run)
-    # score's join takes a labelled run as it is (metrics.join.join): the run is labelled once
+    # score's join takes a labelled run as it is (pooljudge.metrics.join.join): the run is labelled
+    # once
     result = score(qrels, "stage", labelled, measures)
     order = rank_rows(labelled.topic, labelled.scores, labelled.docs)
     keep = np.flatnonzero(labelled.labels[order] >= rel)  # ranked positions of relevant items

@@ -28,7 +28,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from metrics.registry import Measure, make, names
+from pooljudge.metrics.registry import Measure, make, names
+
 from pooljudge.errors import InputError
 
 __all__ = ["Entry", "StringMeasure", "expand", "expand_all"]

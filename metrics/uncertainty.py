@@ -1,4 +1,5 @@
-r"""Standard errors of the sampled-judgment estimates (:mod:`metrics.estimators`) and intervals
+r"""Standard errors of the sampled-judgment estimates (:mod:`pooljudge.metrics.estimators`) and
+intervals
 of their means over topics.
 
 Per topic, an estimate's standard error is:
@@ -13,13 +14,14 @@ Per topic, an estimate's standard error is:
   adds 0.
 - **statAP, statNDCG, xinfAP, infNDCG, linearised** (``method="linearised"``, the default):
   the same Hájek variance applied to each judged row's delete-one influence
-  z_d = θ̂(w) − θ̂(w − e_d), computed exactly and vectorised (:mod:`metrics.linearised`, which
+  z_d = θ̂(w) − θ̂(w − e_d), computed exactly and vectorised (:mod:`pooljudge.metrics.linearised`,
+  which
   gives the formulas; xinfAP's and infNDCG's scaled to the stratified jackknife), less the
   surplus the pairs of judged rows measure, which a jackknife counts twice
-  (:mod:`metrics.second_order`, Efron–Stein), kept between the first-order (derivative)
+  (:mod:`pooljudge.metrics.second_order`, Efron–Stein), kept between the first-order (derivative)
   variance and the delete-one variance; the same edge cases (a cell with one judged row, rows of
   π = 1, add 0), and SE 0 for a topic whose denominator R̂ or ideal DCG is 0. Measured on
-  robust03 at a 20% budget over 500 draws (:mod:`metrics.second_order` gives the figures):
+  robust03 at a 20% budget over 500 draws (:mod:`pooljudge.metrics.second_order` gives the figures):
   within 20% of the draws' variance for all 17 runs under ``pps(prior=ap)`` (the bootstrap: 16
   and 15 of 17) and under ``strata(10:1.0,100:r)`` (the bootstrap 0.56–0.69, too small; the
   previous default, the delete-one variance alone, 1.10–1.36, too large). It reads the
@@ -51,19 +53,19 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
+from pooljudge.metrics.estimators import needs_prels, pooled_above, sample_of
+from pooljudge.metrics.join import Ranking
+from pooljudge.metrics.linearised import hajek_variance
+from pooljudge.metrics.prels import Prels
+from pooljudge.metrics.registry import Measure
+from pooljudge.metrics.second_order import linearised_se
+from pooljudge.metrics.student_t import t_quantile
 
-from metrics.estimators import needs_prels, pooled_above, sample_of
-from metrics.join import Ranking
-from metrics.linearised import hajek_variance
-from metrics.prels import Prels
-from metrics.registry import Measure
-from metrics.second_order import linearised_se
-from metrics.student_t import t_quantile
 from pooljudge.errors import UsageError
 from pooljudge.heap import reusing_freed_memory
 
 if TYPE_CHECKING:
-    from metrics.evaluate import RunResult
+    from pooljudge.metrics.evaluate import RunResult
 
 __all__ = ["BOOTSTRAP_REPLICATES", "DEFAULT_METHOD", "METHODS", "error_columns",
            "estimates_under", "mean_interval", "stack_weights", "stacked_ranking",
@@ -222,7 +224,7 @@ class _Stacked(Ranking):
 def stacked_ranking(r: Ranking, batch: _Batch) -> _Stacked:
     """The ranking's judged pooled documents of positive weight (the only ones an estimator
     reads, besides their ranks and xinfAP's counts of pooled documents above, which are kept:
-    :func:`metrics.estimators.pooled_above`), repeated once per replicate of ``batch`` and
+    :func:`pooljudge.metrics.estimators.pooled_above`), repeated once per replicate of ``batch`` and
     joined with its stacked prels."""
     p, copies, topics = r.prels, batch.copies, r.n_topics
     shift = np.arange(copies)[:, None]
@@ -259,7 +261,8 @@ def mean_interval(values: np.ndarray, level: float = 0.95) -> tuple[float, float
 
 
 def error_columns(result: RunResult, per_topic: bool) -> dict[str, np.ndarray]:
-    """``se``, ``ci_low``, ``ci_high`` in :func:`metrics.evaluate.tidy`'s row order (topics by
+    """``se``, ``ci_low``, ``ci_high`` in :func:`pooljudge.metrics.evaluate.tidy`'s row order
+    (topics by
     measure, then the ``all`` rows): per topic the estimate's SE and no interval; on ``all`` the
     SE of the mean and its t interval; NaN for a measure without an SE."""
     measures = list(result.values)

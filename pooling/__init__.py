@@ -1,7 +1,8 @@
 """Pooling: TREC runs in, an ordered judgment pool out (pure: numpy/pandas, no database).
 
 Names are imported from their submodules on first use, so the light strategy registry
-(:mod:`pooling.strategies`) and the campaign judging orders (:mod:`pooling.orders`) load without
+(:mod:`pooljudge.pooling.strategies`) and the campaign judging orders
+(:mod:`pooljudge.pooling.orders`) load without
 numpy or pandas. Bad input (a name, a parameter, a depth, a run) raises
 :class:`pooljudge.errors.InputError`.
 """
@@ -14,12 +15,12 @@ import types
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pooling.adaptive import AdaptivePolicy
-    from pooling.policy import JudgingPolicy, StaticPolicy, global_sequence
-    from pooling.pool import Pool, apply_budget, build_pool, topic_order
-    from pooling.simulate import Curve, simulate, summary
-    from pooling.stats import run_contributions, run_overlap, topic_sizes
-    from pooling.strategies import REGISTRY, StrategySpec, make_policy, parse_strategy
+    from pooljudge.pooling.adaptive import AdaptivePolicy
+    from pooljudge.pooling.policy import JudgingPolicy, StaticPolicy, global_sequence
+    from pooljudge.pooling.pool import Pool, apply_budget, build_pool, topic_order
+    from pooljudge.pooling.simulate import Curve, simulate, summary
+    from pooljudge.pooling.stats import run_contributions, run_overlap, topic_sizes
+    from pooljudge.pooling.strategies import REGISTRY, StrategySpec, make_policy, parse_strategy
 
 # Public name -> the submodule that defines it.
 _EXPORTS: dict[str, str] = {
@@ -69,7 +70,8 @@ def __dir__() -> list[str]:
 
 
 class _Package(types.ModuleType):
-    """Keeps ``pooling.simulate`` the function: importing the submodule of the same name binds
+    """Keeps ``pooljudge.pooling.simulate`` the function: importing the submodule of the same name
+    binds
     it on the package, which would otherwise hide the function from ``from pooling import``."""
 
     def __setattr__(self, name: str, value: Any) -> None:

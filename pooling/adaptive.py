@@ -15,7 +15,8 @@ its pointer has passed: ``r`` relevant (label ≥ ``rel``) out of ``m``.
 ``thompson``  Thompson sampling: draw ``theta ~ Beta(r + alpha, m - r + beta)`` per run, pull the
               largest.
 
-Each adaptive strategy of :data:`pooling.strategies.REGISTRY` (which declares its name, help text,
+Each adaptive strategy of :data:`pooljudge.pooling.strategies.REGISTRY` (which declares its name,
+help text,
 parameters, their valid ranges and defaults, prior Beta(1, 1)) names one walk here.
 
 Reproducibility: the generator of a topic is ``numpy.random.default_rng([seed, crc32(topic)])``,
@@ -33,10 +34,10 @@ from collections.abc import Callable, Iterator, Mapping
 
 import numpy as np
 import pandas as pd
+from pooljudge.pooling.policy import Pair, PolicyBase, truth_labels
+from pooljudge.pooling.pool import Pool
+from pooljudge.pooling.strategies import REGISTRY
 
-from pooling.policy import Pair, PolicyBase, truth_labels
-from pooling.pool import Pool
-from pooling.strategies import REGISTRY
 from pooljudge.errors import InputError
 
 __all__ = ["AdaptivePolicy", "walk_maxmean", "walk_mtf", "walk_thompson"]

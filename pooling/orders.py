@@ -1,7 +1,7 @@
 """Campaign judging orders: the order in which a campaign's queue hands out its pooled pairs.
 
 A static order (:data:`JUDGING_ORDERS`) fixes the queue when the campaign is created. An
-adaptive order is an adaptive strategy of :data:`pooling.strategies.REGISTRY`
+adaptive order is an adaptive strategy of :data:`pooljudge.pooling.strategies.REGISTRY`
 (:data:`ADAPTIVE_ORDERS`, a view of it), written in the strategy grammar, e.g.
 ``maxmean(alpha=2,beta=1)``: its policy is asked at claim time and needs each run's ranking of
 the pool; the seed is the campaign's. Light: no numpy, no pandas.
@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from pooling.strategies import StrategySpec, is_adaptive, parse_strategy, strategies
+from pooljudge.pooling.strategies import StrategySpec, is_adaptive, parse_strategy, strategies
+
 from pooljudge.errors import InputError
 
 __all__ = ["ADAPTIVE_ORDERS", "JUDGING_ORDERS", "adaptive_spec", "canonical_order"]

@@ -29,8 +29,7 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
-
-from pooling.pool import Pool
+from pooljudge.pooling.pool import Pool
 
 __all__ = ["JudgingPolicy", "PolicyBase", "StaticPolicy", "global_sequence", "truth_labels"]
 

@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import pyarrow as pa
+from pooljudge.pooling.sampling_draws import within
 
-from pooling.sampling_draws import within
 from pooljudge.errors import InputError
 from pooljudge.formats.columnar import (
     decode,

@@ -5,11 +5,13 @@
 - ``proportional``: stratum h gets ``n · N_h / N`` (N_h: its queries, N: all);
 - ``equal``: each of the H strata gets ``n / H``, except that a stratum with fewer queries than
   its share gives all of them and the rest is split again over the others (the bounded-share
-  rule of :func:`pooling.sampling_draws.bounded_shares`), each such stratum named in a warning.
+  rule of :func:`pooljudge.pooling.sampling_draws.bounded_shares`), each such stratum named in a
+  warning.
 
 Shares are rounded to integers by largest remainder (ties to the earlier stratum), so the
 counts add up to exactly ``n``; within each stratum the queries are a simple random sample
-without replacement (:func:`pooling.sampling_draws.draw_srs`). Queries are taken in id order
+without replacement (:func:`pooljudge.pooling.sampling_draws.draw_srs`). Queries are taken in id
+order
 before drawing, so a seed gives the same sample whatever the order of the log lines. Queries
 without a value for the stratifying field form their own stratum, ``(none)``.
 """
@@ -18,8 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from pooljudge.pooling.sampling_draws import bounded_shares, draw_srs, largest_remainder
 
-from pooling.sampling_draws import bounded_shares, draw_srs, largest_remainder
 from pooljudge.errors import UsageError
 
 __all__ = ["ALLOCATIONS", "MISSING_STRATUM", "sample_queries"]

@@ -9,8 +9,9 @@ A design is written in :mod:`pooljudge.grammar` (:func:`parse_design`):
   N_h) in a non-empty stratum; π = n_h / N_h (the design of xinfAP, Yilmaz et al. 2008).
 - ``pps(prior=ap|rrf|rbp,depth=K,rate=R)``: probability proportional to a fused prior w_i,
   fixed size n_t per topic, π_i = min(1, ...) by the take-all rule
-  (:func:`pooling.sampling_draws.bounded_shares`), drawn by systematic sampling in a random
-  order (:func:`~pooling.sampling_draws.draw_systematic`), which gives the first-order π
+  (:func:`pooljudge.pooling.sampling_draws.bounded_shares`), drawn by systematic sampling in a
+  random
+  order (:func:`~pooljudge.pooling.sampling_draws.draw_systematic`), which gives the first-order π
   exactly, takes exactly n_t pairs and needs no rejection loop (Sampford's design would also
   give exact π, but rejects whole samples, slowly when some π are near 1). Priors: ``ap``,
   statAP's AP-prior, Σ_runs (1/K)(1 + H_K − H_r) for a document at rank r (H the harmonic
@@ -35,15 +36,15 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import pyarrow as pa
-
-from pooling.pool import Pool, pool_table
-from pooling.sampling_draws import (
+from pooljudge.pooling.pool import Pool, pool_table
+from pooljudge.pooling.sampling_draws import (
     bounded_shares,
     draw_srs,
     draw_systematic,
     largest_remainder,
     within,
 )
+
 from pooljudge.errors import InputError
 from pooljudge.formats.columnar import numpy_of
 from pooljudge.formats.trec import POOL_COLUMNS, SAMPLE_COLUMNS
@@ -212,8 +213,8 @@ def _split_budget(budget: int, cell_topic: np.ndarray, population: np.ndarray,
 
 def _prior(pool: Pool, prior: str) -> np.ndarray:
     """The fused prior weight of every pooled pair (positive for every pair)."""
-    from pooling.static_orders import rbp_sum, rrf
-    from pooling.strategies import REGISTRY
+    from pooljudge.pooling.static_orders import rbp_sum, rrf
+    from pooljudge.pooling.strategies import REGISTRY
 
     if prior == "ap":
         harmonic = np.cumsum(1.0 / np.arange(1, pool.depth + 1))
@@ -260,7 +261,7 @@ def sample_table(pool: Pool, design: Design, *, budget: int | None, seed: int,
     plan = plan_sample(pool, design, budget=budget)
     sampled = draw(plan, np.random.default_rng(seed))
     if order is None:
-        from pooling.static_orders import static_order
+        from pooljudge.pooling.static_orders import static_order
 
         order = static_order(pool, "rrf")
     topic = pool.topic_codes()

@@ -2,7 +2,8 @@
 
 The truth is a qrels frame: a pooled pair it lacks counts as not relevant, and relevant means
 label ≥ ``rel`` (default 1). Every policy judges the whole pool; its per-topic order is laid out
-globally by :func:`pooling.policy.global_sequence` (the topic whose judged share is smallest goes
+globally by :func:`pooljudge.pooling.policy.global_sequence` (the topic whose judged share is
+smallest goes
 next), so "x % of the pool" means about x % of every topic's pool. Shares are pooled over topics:
 relevant documents found in all topics divided by all relevant documents in the pool.
 """
@@ -14,10 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-
-from pooling.policy import global_sequence, truth_labels
-from pooling.pool import Pool
-from pooling.strategies import StrategySpec, make_policy
+from pooljudge.pooling.policy import global_sequence, truth_labels
+from pooljudge.pooling.pool import Pool
+from pooljudge.pooling.strategies import StrategySpec, make_policy
 
 __all__ = ["DEFAULT_SHARES", "Curve", "found_share", "needed_share", "simulate", "summary"]
 

@@ -1,6 +1,7 @@
 """Static judging orders: a fused score per pooled pair, computed once, before any judgment.
 
-Each static strategy of :data:`pooling.strategies.REGISTRY` (which holds its name, help text,
+Each static strategy of :data:`pooljudge.pooling.strategies.REGISTRY` (which holds its name, help
+text,
 parameters and valid ranges) names one function here giving its fused score, lower = judged first;
 :func:`static_order` checks the parameters against the registry before calling it.
 Every order is computed from the runs' pooled entries only (each run's top k, ``rank`` 1-based in
@@ -13,9 +14,9 @@ order of the input. Within a topic, pairs are ordered by the fused score (best f
 from __future__ import annotations
 
 import numpy as np
+from pooljudge.pooling.pool import Pool
+from pooljudge.pooling.strategies import REGISTRY
 
-from pooling.pool import Pool
-from pooling.strategies import REGISTRY
 from pooljudge.errors import InputError
 
 __all__ = ["order_within_topics", "static_order"]

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-
-from pooling.pool import Pool
+from pooljudge.pooling.pool import Pool
 
 __all__ = ["run_contributions", "run_overlap", "topic_sizes"]
 

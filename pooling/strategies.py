@@ -3,8 +3,9 @@
 Each :class:`Strategy` of :data:`REGISTRY` is the whole declaration of a judging order: its name,
 kind, help text, parameters (default and valid range), aliases, and where its implementation
 lives (``"module:function"``, imported by :meth:`Strategy.load` when a policy is made). A static
-implementation is ``f(pool, **params) -> fused score`` (:mod:`pooling.static_orders`), an
-adaptive one a walk ``f(arms, oracle, rng, **params)`` (:mod:`pooling.adaptive`); both take
+implementation is ``f(pool, **params) -> fused score`` (:mod:`pooljudge.pooling.static_orders`), an
+adaptive one a walk ``f(arms, oracle, rng, **params)`` (:mod:`pooljudge.pooling.adaptive`); both
+take
 exactly the declared parameters as keyword-only arguments, without defaults of their own.
 This module is light (no numpy, no pandas): help texts and name checks load no implementation.
 
@@ -29,8 +30,8 @@ from pooljudge.errors import InputError
 from pooljudge.grammar import format_name, parse_name
 
 if TYPE_CHECKING:
-    from pooling.policy import JudgingPolicy
-    from pooling.pool import Pool
+    from pooljudge.pooling.policy import JudgingPolicy
+    from pooljudge.pooling.pool import Pool
 
 __all__ = [
     "DEFAULT_STRATEGY",
@@ -108,7 +109,7 @@ def _declare(*declared: Strategy) -> Mapping[str, Strategy]:
     return MappingProxyType({s.name: s for s in declared})
 
 
-_STATIC, _ADAPTIVE = "pooling.static_orders:", "pooling.adaptive:"
+_STATIC, _ADAPTIVE = "pooljudge.pooling.static_orders:", "pooljudge.pooling.adaptive:"
 _P = Param("p", 0.8, lambda p: 0 < p < 1, "0 < p < 1")
 _BETA_PRIOR = (Param("alpha", 1.0, lambda a: a > 0, "alpha > 0"),
                Param("beta", 1.0, lambda b: b > 0, "beta > 0"))
@@ -213,12 +214,12 @@ def make_policy(
     if isinstance(spec, str):
         spec = parse_strategy(spec)
     if not is_adaptive(spec):
-        from pooling.policy import StaticPolicy
-        from pooling.static_orders import static_order
+        from pooljudge.pooling.policy import StaticPolicy
+        from pooljudge.pooling.static_orders import static_order
 
         order = static_order(pool, spec.name, **dict(spec.params))
         return StaticPolicy(str(spec), pool, order, rel=rel)
-    from pooling.adaptive import AdaptivePolicy
+    from pooljudge.pooling.adaptive import AdaptivePolicy
 
     policy = AdaptivePolicy(spec.name, pool, seed=seed, rel=rel, **dict(spec.params))
     policy.name = str(spec)

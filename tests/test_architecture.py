@@ -4,7 +4,7 @@
   runs with ``lint-imports``) hold, every module of ``pooljudge`` and ``annotate`` has a floor,
   and the contracts catch a violation planted in a temporary skeleton of the packages.
 - SQL only in ``annotate/store/``; files opened only in ``pooljudge/formats/``; page scripts
-  call only ``annotate.ui``; nothing in the repository refers to a file outside it.
+  call only ``pooljudge.annotate.ui``; nothing in the repository refers to a file outside it.
 
 Each AST rule has negative controls: a snippet that breaks it is reported, and the usual
 look-alikes (``pa.scalar``, ``run.execute()``, ``frame.to_csv(handle)``) are not.
@@ -26,16 +26,19 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("pooljudge", "pooling", "metrics", "annotate")
+# the source folders and the import names they install as
+FOLDERS = {"pooljudge": "pooljudge", "pooling": "pooljudge.pooling", "metrics": "pooljudge.metrics",
+           "annotate": "pooljudge.annotate"}
+PACKAGES = tuple(FOLDERS)
 CONFIG = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 CONTRACTS = CONFIG["tool"]["importlinter"]["contracts"]
 
 
-def _lint_imports(folder: Path) -> tuple[int, set[str], str]:
-    """Run lint-imports on ``folder/pyproject.toml`` with ``folder`` first on the import path:
-    (exit status, ids of the broken contracts, the whole output)."""
+def _lint_imports(folder: Path, config: Path | None = None) -> tuple[int, set[str], str]:
+    """Run lint-imports on ``config`` (default ``folder/pyproject.toml``) with ``folder`` first on
+    the import path: (exit status, ids of the broken contracts, the whole output)."""
     command = [str(Path(sys.executable).with_name("lint-imports")), "--no-cache", "--no-logo",
-               str(folder / "pyproject.toml")]
+               str(config or folder / "pyproject.toml")]
     env = {**os.environ, "PYTHONPATH": str(folder), "COLUMNS": "400"}
     done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True,
                           timeout=300, check=False)
@@ -54,26 +57,38 @@ def _layer_modules() -> list[str]:
     return names
 
 
-def test_import_contracts_hold():
-    status, broken, output = _lint_imports(ROOT)
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> Path:
+    """The project installed as a user gets it (no editable finder): grimp needs
+    ``pooljudge.metrics`` to sit inside ``pooljudge/`` on disk."""
+    target = tmp_path_factory.mktemp("site")
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
+                    "--target", str(target), str(ROOT)],
+                   check=True, capture_output=True, timeout=300)
+    return target
+
+
+def test_import_contracts_hold(installed):
+    status, broken, output = _lint_imports(installed, ROOT / "pyproject.toml")
     assert (status, broken) == (0, set()), output
 
 
 def test_every_module_has_a_floor():
     """A new module of pooljudge or annotate must be given a floor in the floors contract."""
     named = set(_layer_modules())
-    children = {f"{package}.{path.stem}" for package in ("pooljudge", "annotate")
-                for path in (ROOT / package).iterdir()
+    children = {f"{FOLDERS[folder]}.{path.stem}" for folder in ("pooljudge", "annotate")
+                for path in (ROOT / folder).iterdir()
                 if (path.suffix == ".py" and path.stem != "__init__")
                 or (path / "__init__.py").is_file()}
+    children -= {"pooljudge.annotate", "pooljudge.metrics", "pooljudge.pooling"}
     assert children - named == set()
-    assert {"pooling", "metrics"} <= named
+    assert {"pooljudge.pooling", "pooljudge.metrics"} <= named
 
 
 def _skeleton(folder: Path, planted: tuple[str, str] | None) -> None:
     """An empty package for every module the contracts name, the repository's pyproject.toml,
     and, when ``planted`` is (importer, imported), that one import."""
-    for name in (*_layer_modules(), "annotate.store.engine", "pooljudge.formats._columns",
+    for name in (*_layer_modules(), "pooljudge.annotate.store.engine", "pooljudge.formats._columns",
                  "pooljudge.formats.columnar"):
         parts = name.split(".")
         folder.joinpath(*parts).mkdir(parents=True, exist_ok=True)
@@ -87,20 +102,23 @@ def _skeleton(folder: Path, planted: tuple[str, str] | None) -> None:
 
 PLANTED = [
     pytest.param(None, set(), id="clean-skeleton"),
-    pytest.param(("pooling", "annotate.records"), {"floors", "pure-computation"},
+    pytest.param(("pooljudge.pooling", "pooljudge.annotate.records"),
+                 {"floors", "pure-computation"},
                  id="pooling-imports-annotate"),
-    pytest.param(("metrics", "sqlalchemy"), {"pure-computation"}, id="metrics-imports-sqlalchemy"),
+    pytest.param(("pooljudge.metrics", "sqlalchemy"), {"pure-computation"},
+                 id="metrics-imports-sqlalchemy"),
     pytest.param(("pooljudge.formats", "streamlit"), {"pure-computation"},
                  id="formats-imports-streamlit"),
-    pytest.param(("pooling", "metrics"), {"floors"}, id="pooling-imports-metrics"),
+    pytest.param(("pooljudge.pooling", "pooljudge.metrics"), {"floors"},
+                 id="pooling-imports-metrics"),
     pytest.param(("pooljudge.formats", "pooljudge.cli"), {"floors"}, id="formats-imports-cli"),
-    pytest.param(("annotate.store", "annotate.agreement"), {"floors"},
+    pytest.param(("pooljudge.annotate.store", "pooljudge.annotate.agreement"), {"floors"},
                  id="store-imports-a-service"),
-    pytest.param(("annotate.records", "annotate.keymap"), {"floors"},
+    pytest.param(("pooljudge.annotate.records", "pooljudge.annotate.keymap"), {"floors"},
                  id="plain-values-import-each-other"),
-    pytest.param(("annotate.ui", "pooljudge.formats._columns"), {"private-modules"},
+    pytest.param(("pooljudge.annotate.ui", "pooljudge.formats._columns"), {"private-modules"},
                  id="private-format-module-from-outside"),
-    pytest.param(("pooljudge.cli", "annotate.store.engine"), {"store-front-door"},
+    pytest.param(("pooljudge.cli", "pooljudge.annotate.store.engine"), {"store-front-door"},
                  id="store-submodule-from-outside"),
 ]
 
@@ -119,7 +137,8 @@ def test_page_scripts_call_only_the_ui():
         imported = {node.module if isinstance(node, ast.ImportFrom) else alias.name
                     for node in ast.walk(tree) if isinstance(node, ast.Import | ast.ImportFrom)
                     for alias in node.names}
-        assert {m for m in imported if m not in ("annotate.ui", "__future__")} == set(), page
+        allowed = ("pooljudge.annotate.ui", "__future__")
+        assert {m for m in imported if m not in allowed} == set(), page
 
 
 @dataclass(frozen=True)

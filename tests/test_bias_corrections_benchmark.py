@@ -8,9 +8,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from pooljudge.metrics.linearised import influence
+from pooljudge.metrics.registry import parse
 
-from metrics.linearised import influence
-from metrics.registry import parse
 from tests.metrics.test_linearised import _case
 from tests.support.benchmarks import load_benchmark
 
@@ -44,7 +44,8 @@ def test_each_deletion_reweights_the_rest_of_its_cell(bench, seed):
 @pytest.mark.parametrize("seed", [1, 2])
 def test_jackknife_by_brute_force_equals_the_package_influences(bench, name, tolerance, seed):
     """For xinfAP and infNDCG the package's delete-one influence already reweights the cell
-    (metrics.linearised), so θ̃ = θ̂ + Σ ((n_c − 1)/n_c) z_d over the deleted rows must equal the
+    (pooljudge.metrics.linearised), so θ̃ = θ̂ + Σ ((n_c − 1)/n_c) z_d over the deleted rows must
+    equal the
     script's brute force (xinfAP up to its ε = 1e-5 smoothing of the counts it reweights)."""
     r, p = _case(seed)
     m = parse(name)

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pandas.testing as pdt
 import pytest
+from pooljudge.metrics.evaluate import evaluate
 
-from metrics.evaluate import evaluate
 from pooljudge.cli import main
 from pooljudge.cli.datasets import (
     dataset_qrels,
@@ -74,7 +74,7 @@ def _pool(capsys, *extra: str) -> None:
 
 
 def _stored_documents(root: Path, campaign: str) -> int:
-    from annotate.store import campaign_summary, open_engine, session_scope
+    from pooljudge.annotate.store import campaign_summary, open_engine, session_scope
 
     engine = open_engine(f"sqlite:///{root / 'p.db'}")
     with session_scope(engine, readonly=True) as session:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from pooljudge.annotate.store import next_pair, open_engine, pair_by_key, session_scope
 
-from annotate.store import next_pair, open_engine, pair_by_key, session_scope
 from pooljudge.cli import main
 
 TEXT = "Opening words. The widget passage <script>alert(1)</script> here. Closing words."

@@ -7,8 +7,8 @@ import html
 import re
 
 import pytest
+from pooljudge.metrics.report_groups import FLAG
 
-from metrics.report_groups import FLAG
 from pooljudge.cli import main
 
 CATEGORIES = ("billing", "shipping", "returns")

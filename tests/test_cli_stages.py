@@ -8,8 +8,8 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from pooljudge.metrics.stages import compare_stages
 
-from metrics.stages import compare_stages
 from pooljudge.cli import main
 
 ODD = "<i>n&amp;1</i>"  # untrusted ids stay literal text

@@ -8,18 +8,18 @@ from collections.abc import Callable
 
 import pandas as pd
 import pytest
+from pooljudge.annotate.autojudge.retry import RetryPolicy
+from pooljudge.annotate.calibration import stratified_sample
+from pooljudge.annotate.judgment_codes import code_judgments, label_positions, scale_values
+from pooljudge.annotate.keymap import canonical_key
+from pooljudge.annotate.ppi import classical_mean, ppi_mean
+from pooljudge.annotate.records import MAX_LABELS, Label, LabelScale
+from pooljudge.annotate.standing import annotator_statistics
+from pooljudge.annotate.store.frames import read_judgments
+from pooljudge.metrics.bias import group_by_prefix, leave_out
+from pooljudge.metrics.compare import compare
+from pooljudge.metrics.correlate import tau_ap
 
-from annotate.autojudge.retry import RetryPolicy
-from annotate.calibration import stratified_sample
-from annotate.judgment_codes import code_judgments, label_positions, scale_values
-from annotate.keymap import canonical_key
-from annotate.ppi import classical_mean, ppi_mean
-from annotate.records import MAX_LABELS, Label, LabelScale
-from annotate.standing import annotator_statistics
-from annotate.store.frames import read_judgments
-from metrics.bias import group_by_prefix, leave_out
-from metrics.compare import compare
-from metrics.correlate import tau_ap
 from pooljudge.errors import InputError, PoolJudgeError, UsageError
 
 PER_TOPIC = pd.DataFrame({"run": ["a", "a"], "topic": ["1", "2"], "measure": ["AP", "AP"],

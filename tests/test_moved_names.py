@@ -9,22 +9,25 @@ import importlib
 import pytest
 
 MOVED = [
-    ("metrics.join", "metrics.qrels_lookup", ["UNJUDGED", "Qrels", "prepare_qrels"]),
-    ("metrics.evaluate", "metrics.eval_inputs",
+    ("pooljudge.metrics.join", "pooljudge.metrics.qrels_lookup",
+     ["UNJUDGED", "Qrels", "prepare_qrels"]),
+    ("pooljudge.metrics.evaluate", "pooljudge.metrics.eval_inputs",
      ["QrelsInput", "RunsInput", "PrelsInput", "load_qrels", "load_runs", "parse_all"]),
-    ("metrics.logs", "metrics.log_index", ["Codes", "LogIndex", "run_names"]),
-    ("metrics.logs", "metrics.log_queries",
+    ("pooljudge.metrics.logs", "pooljudge.metrics.log_index", ["Codes", "LogIndex", "run_names"]),
+    ("pooljudge.metrics.logs", "pooljudge.metrics.log_queries",
      ["GROUP_FIELDS", "log_topics", "query_strata", "select_queries", "topic_groups"]),
     ("pooljudge.formats._columns", "pooljudge.formats._fields", ["clip", "parse", "parse_bytes"]),
 ]
 
 # Each old module's ``__all__`` before the move: every name is still exported.
 EXPORTED = {
-    "metrics.join": ["UNJUDGED", "Labelled", "Qrels", "Ranking", "join", "label", "merge",
+    "pooljudge.metrics.join": ["UNJUDGED", "Labelled", "Qrels", "Ranking", "join", "label", "merge",
                      "prepare_qrels", "rank"],
-    "metrics.evaluate": ["DEFAULT_MEASURES", "RunResult", "evaluate", "load_qrels", "load_runs",
+    "pooljudge.metrics.evaluate": ["DEFAULT_MEASURES", "RunResult", "evaluate", "load_qrels",
+                                   "load_runs",
                          "score", "score_all", "tidy"],
-    "metrics.logs": ["GROUP_FIELDS", "RUN_COLUMNS", "Codes", "LogIndex", "LogRuns", "log_runs",
+    "pooljudge.metrics.logs": ["GROUP_FIELDS", "RUN_COLUMNS", "Codes", "LogIndex", "LogRuns",
+                               "log_runs",
                      "log_topics", "query_strata", "run_names", "select_queries",
                      "topic_groups"],
     "pooljudge.formats._columns": [

@@ -1,5 +1,6 @@
 """PyTerrier's frames (``qid, docno, score, rank``; qrels ``qid, docno, label``) and
-ir_measures' (``query_id, doc_id, relevance``) in metrics.evaluate and pooling.build_pool, and
+ir_measures' (``query_id, doc_id, relevance``) in pooljudge.metrics.evaluate and
+pooling.build_pool, and
 the export to PyTerrier's names (pooljudge.formats.pyterrier)."""
 
 from __future__ import annotations
@@ -8,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pandas.testing as pdt
 import pytest
+from pooljudge.metrics.evaluate import evaluate
+from pooljudge.pooling.pool import build_pool
 
-from metrics.evaluate import evaluate
-from pooling.pool import build_pool
 from pooljudge.errors import InputError
 from pooljudge.formats.pyterrier import (
     recognise_columns,

@@ -1,6 +1,6 @@
 """Adjudication queue (adjudicators and admins)."""
 
-from annotate.ui import agreement_view, session
+from pooljudge.annotate.ui import agreement_view, session
 
 user = session.require_page(__file__)
 agreement_view.render_adjudication(session.engine(), user)

@@ -1,6 +1,6 @@
 """Agreement dashboard (admins)."""
 
-from annotate.ui import admin, agreement_view, session
+from pooljudge.annotate.ui import admin, agreement_view, session
 
 user = session.require_page(__file__)
 engine = session.engine()

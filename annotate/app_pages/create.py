@@ -1,6 +1,6 @@
 """New campaign page (admins)."""
 
-from annotate.ui import create, session
+from pooljudge.annotate.ui import create, session
 
 session.require_page(__file__)
 create.render_create(session.engine())

@@ -1,6 +1,6 @@
 """Evaluation page (admins)."""
 
-from annotate.ui import admin, evaluate_view, session
+from pooljudge.annotate.ui import admin, evaluate_view, session
 
 user = session.require_page(__file__)
 engine = session.engine()

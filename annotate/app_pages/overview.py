@@ -1,6 +1,6 @@
 """Overview page (admins)."""
 
-from annotate.ui import admin, session
+from pooljudge.annotate.ui import admin, session
 
 user = session.require_page(__file__)
 engine = session.engine()

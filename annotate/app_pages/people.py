@@ -1,6 +1,6 @@
 """People page (admins): a campaign's people; add some (links shown once) or remove one."""
 
-from annotate.ui import admin, people, session
+from pooljudge.annotate.ui import admin, people, session
 
 user = session.require_page(__file__)
 engine = session.engine()

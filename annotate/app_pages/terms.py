@@ -1,6 +1,6 @@
 """Highlight terms page (admins): a campaign's terms per topic."""
 
-from annotate.ui import admin, session, terms_admin
+from pooljudge.annotate.ui import admin, session, terms_admin
 
 user = session.require_page(__file__)
 engine = session.engine()

@@ -1,8 +1,8 @@
 """Asking an OpenAI-compatible chat server for one label, under the retry policy.
 
 The ``openai`` client is built with ``max_retries=0``: every retry is this module's, following
-:mod:`annotate.autojudge.retry`. One pair is asked once; a reply without a valid label
-(:mod:`annotate.autojudge.parse`) is asked again once, with the first reply and a short
+:mod:`pooljudge.annotate.autojudge.retry`. One pair is asked once; a reply without a valid label
+(:mod:`pooljudge.annotate.autojudge.parse`) is asked again once, with the first reply and a short
 corrective message appended to the conversation; a second invalid reply is a failure.
 
 Outcomes: :class:`Verdict` (a label), :class:`Failure` (no label for this pair: it is recorded
@@ -18,10 +18,11 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from annotate.autojudge.parse import InvalidReply, ParsedLabel, parse_label
-from annotate.autojudge.prompt import SYSTEM_MESSAGE, corrective_message
-from annotate.autojudge.retry import RetryPolicy, parse_retry_after, retryable_status
-from annotate.records import LabelScale
+from pooljudge.annotate.autojudge.parse import InvalidReply, ParsedLabel, parse_label
+from pooljudge.annotate.autojudge.prompt import SYSTEM_MESSAGE, corrective_message
+from pooljudge.annotate.autojudge.retry import RetryPolicy, parse_retry_after, retryable_status
+from pooljudge.annotate.records import LabelScale
+
 from pooljudge.errors import UsageError
 
 __all__ = ["Failure", "Judge", "ServerRefused", "Tally", "Verdict", "make_client"]

@@ -22,7 +22,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from annotate.records import LabelScale
+from pooljudge.annotate.records import LabelScale
 
 __all__ = ["MAX_REASON", "InvalidReply", "ParsedLabel", "parse_label"]
 

@@ -21,7 +21,8 @@ import string
 from dataclasses import dataclass
 from pathlib import Path
 
-from annotate.records import LabelScale, PairView
+from pooljudge.annotate.records import LabelScale, PairView
+
 from pooljudge.errors import InputError
 from pooljudge.formats.files import read_text
 

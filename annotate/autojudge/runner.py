@@ -9,7 +9,8 @@ flight and that short backlog, and the next run skips what was committed.
 
 Stopping: :meth:`Run.stop` (SIGINT or SIGTERM) stops taking pairs; requests in flight get
 ``grace`` seconds to finish (their outcomes are committed), then they are cancelled; a second
-signal cancels at once. A :class:`annotate.autojudge.client.ServerRefused`, or a server that
+signal cancels at once. A :class:`pooljudge.annotate.autojudge.client.ServerRefused`, or a server
+that
 gave no reply to any request of the run before the first label, stops the run the same way and
 is raised at the end (no failure rows are written for it).
 """
@@ -22,13 +23,13 @@ import signal
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from pooljudge.annotate import store
+from pooljudge.annotate.autojudge.client import Failure, Judge, Verdict
+from pooljudge.annotate.autojudge.prompt import PromptTemplate
+from pooljudge.annotate.records import CampaignInfo
+from pooljudge.annotate.store import session_scope
 from sqlalchemy import Engine
 
-from annotate import store
-from annotate.autojudge.client import Failure, Judge, Verdict
-from annotate.autojudge.prompt import PromptTemplate
-from annotate.records import CampaignInfo
-from annotate.store import session_scope
 from pooljudge.errors import PoolJudgeError, UsageError
 from pooljudge.progress import progress
 

@@ -4,9 +4,9 @@ Everything is built offline from text every Python installation ships (``pydoc_d
 the docstrings of standard-library modules), so ``pooljudge demo`` works on any machine.
 """
 
-from annotate.demo.build import DemoCollection, build_collection, write_collection
-from annotate.demo.corpus import stdlib_documents
-from annotate.demo.needs import INFORMATION_NEEDS, topics_frame
+from pooljudge.annotate.demo.build import DemoCollection, build_collection, write_collection
+from pooljudge.annotate.demo.corpus import stdlib_documents
+from pooljudge.annotate.demo.needs import INFORMATION_NEEDS, topics_frame
 
 __all__ = [
     "INFORMATION_NEEDS",

@@ -1,9 +1,9 @@
 """Build the demo collection: documents, information needs, four runs, an ordered pool.
 
-The runs come from three retrieval methods (:mod:`annotate.demo.retrieval`) over two query
+The runs come from three retrieval methods (:mod:`pooljudge.annotate.demo.retrieval`) over two query
 forms: the title alone (what a user types) for TF-IDF, BM25 and character n-grams, and title plus
 description for a second BM25 run. They are pooled to ``depth`` with :func:`pooling.build_pool`
-and ordered by reciprocal rank fusion (:func:`annotate.campaigns.ordered_pool`), so the
+and ordered by reciprocal rank fusion (:func:`pooljudge.annotate.campaigns.ordered_pool`), so the
 annotators see the likeliest-relevant documents first. Nothing is random: the same Python
 version gives the same collection byte for byte.
 """
@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
+from pooljudge.annotate.campaigns import ordered_pool
+from pooljudge.annotate.demo.corpus import stdlib_documents
+from pooljudge.annotate.demo.needs import topics_frame
+from pooljudge.annotate.demo.retrieval import bm25_run, chargram_run, tfidf_run
+from pooljudge.pooling.pool import build_pool
 
-from annotate.campaigns import ordered_pool
-from annotate.demo.corpus import stdlib_documents
-from annotate.demo.needs import topics_frame
-from annotate.demo.retrieval import bm25_run, chargram_run, tfidf_run
-from pooling.pool import build_pool
 from pooljudge.formats.files import atomic_writer
 from pooljudge.formats.trec import write_pool, write_run
 

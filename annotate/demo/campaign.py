@@ -10,12 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from pooljudge.annotate.campaigns import CampaignSettings, create_campaign
+from pooljudge.annotate.demo.build import DEMO_GUIDELINES, DemoCollection
+from pooljudge.annotate.links import login_link
+from pooljudge.annotate.records import Label, LabelScale
 from sqlalchemy import Engine
 
-from annotate.campaigns import CampaignSettings, create_campaign
-from annotate.demo.build import DEMO_GUIDELINES, DemoCollection
-from annotate.links import login_link
-from annotate.records import Label, LabelScale
 from pooljudge.formats.files import atomic_writer, read_utf8
 
 __all__ = ["DEMO_CAMPAIGN", "DEMO_PEOPLE", "DemoLink", "create_demo_campaign", "read_links"]
@@ -42,7 +42,8 @@ class DemoLink:
 
 def create_demo_campaign(engine: Engine, collection: DemoCollection, links: Path, *,
                          overlap: int = 2) -> list[DemoLink]:
-    """Store the campaign and its people in one transaction (:mod:`annotate.campaigns`, from
+    """Store the campaign and its people in one transaction (:mod:`pooljudge.annotate.campaigns`,
+    from
     the collection's pool; no run ranks); write their links to ``links``."""
     settings = CampaignSettings(name=DEMO_CAMPAIGN, scale=DEMO_SCALE, overlap=overlap,
                                 order="pool", guidelines=DEMO_GUIDELINES, cannot_judge=True,

@@ -2,7 +2,8 @@
 
 Each need reads like a TREC topic: a short title (the query a person would type), a one-sentence
 description, and a narrative telling the annotator what counts as relevant. They were written for
-the documents :mod:`annotate.demo.corpus` collects, so every need has relevant documents in it and
+the documents :mod:`pooljudge.annotate.demo.corpus` collects, so every need has relevant documents
+in it and
 also near misses (a module that only mentions the subject) that make judging worth doing.
 """
 

@@ -1,13 +1,13 @@
 """The judgment store's front door: the only place with SQL (one module per aggregate).
 
-Code outside this package imports only ``annotate.store``. Open an engine with
+Code outside this package imports only ``pooljudge.annotate.store``. Open an engine with
 :func:`open_engine` (upgraded to the newest schema) and sessions with :func:`session_scope`;
 every other function is keyword-only after the session it takes. Results are plain records
-(:mod:`annotate.records`) or DataFrames, never table rows.
+(:mod:`pooljudge.annotate.records`) or DataFrames, never table rows.
 """
 
-from annotate.store.adaptive_queue import run_ranks
-from annotate.store.annotators import (
+from pooljudge.annotate.store.adaptive_queue import run_ranks
+from pooljudge.annotate.store.annotators import (
     add_annotator,
     add_label_source,
     annotator_id,
@@ -16,9 +16,9 @@ from annotate.store.annotators import (
     list_annotators,
     remove_annotator,
 )
-from annotate.store.answers import cannot_judge_answers
-from annotate.store.assignment import next_pair, release_expired, skip_pair
-from annotate.store.autojudge import (
+from pooljudge.annotate.store.answers import cannot_judge_answers
+from pooljudge.annotate.store.assignment import next_pair, release_expired, skip_pair
+from pooljudge.annotate.store.autojudge import (
     auto_failures,
     auto_judge,
     pair_views,
@@ -26,7 +26,7 @@ from annotate.store.autojudge import (
     record_auto_failure,
     record_auto_judgment,
 )
-from annotate.store.calibration import (
+from pooljudge.annotate.store.calibration import (
     calibration_candidates,
     move_to_front,
     set_suggest_from,
@@ -34,15 +34,15 @@ from annotate.store.calibration import (
     suggestion,
     suggestions_shown,
 )
-from annotate.store.campaigns import (
+from pooljudge.annotate.store.campaigns import (
     campaign_keymap,
     campaign_summary,
     create_campaign,
     get_campaign,
     list_campaigns,
 )
-from annotate.store.check import consistency_problems
-from annotate.store.engine import (
+from pooljudge.annotate.store.check import consistency_problems
+from pooljudge.annotate.store.engine import (
     DEFAULT_URL,
     database_url,
     migrate,
@@ -50,16 +50,16 @@ from annotate.store.engine import (
     open_engine,
     session_scope,
 )
-from annotate.store.frames import judgment_times, judgments_frame
-from annotate.store.guidelines import (
+from pooljudge.annotate.store.frames import judgment_times, judgments_frame
+from pooljudge.annotate.store.guidelines import (
     acknowledge_guidelines,
     acknowledgements,
     guidelines_sha256,
     needs_guidelines,
     set_guidelines,
 )
-from annotate.store.imports import check_columns, import_judgments
-from annotate.store.judgments import (
+from pooljudge.annotate.store.imports import check_columns, import_judgments
+from pooljudge.annotate.store.judgments import (
     DuplicateWrite,
     history,
     others_labels,
@@ -67,8 +67,8 @@ from annotate.store.judgments import (
     recent_seconds,
     record_judgment,
 )
-from annotate.store.pairs import pair_by_key
-from annotate.store.progress_counters import (
+from pooljudge.annotate.store.pairs import pair_by_key
+from pooljudge.annotate.store.progress_counters import (
     PACE,
     TimeLeft,
     annotator_progress,
@@ -76,14 +76,14 @@ from annotate.store.progress_counters import (
     time_left,
     topic_pairs,
 )
-from annotate.store.samples import SAMPLE_COLUMNS, SplitPool, pool_sample, split_sample
-from annotate.store.stats import (
+from pooljudge.annotate.store.samples import SAMPLE_COLUMNS, SplitPool, pool_sample, split_sample
+from pooljudge.annotate.store.stats import (
     CampaignJudgmentRows,
     campaign_judgment_rows,
     recent_judgment_rows,
     status_counts_since,
 )
-from annotate.store.terms import (
+from pooljudge.annotate.store.terms import (
     TopicTerms,
     UnknownTopic,
     add_annotator_term,
@@ -92,7 +92,12 @@ from annotate.store.terms import (
     remove_annotator_term,
     set_topic_terms,
 )
-from annotate.store.undo import RecentJudgment, recent_judgments, withdraw_last, withdrawal
+from pooljudge.annotate.store.undo import (
+    RecentJudgment,
+    recent_judgments,
+    withdraw_last,
+    withdrawal,
+)
 
 __all__ = [
     "DEFAULT_URL",

@@ -1,11 +1,13 @@
 """Adaptive judging orders: a policy of :mod:`pooling` re-ranks the queue at claim time.
 
-An adaptive campaign (``judging_order`` one of :data:`~pooling.orders.ADAPTIVE_ORDERS`, such as
+An adaptive campaign (``judging_order`` one of :data:`~pooljudge.pooling.orders.ADAPTIVE_ORDERS`,
+such as
 ``maxmean``) keeps each pooled pair's rank in every run that retrieved it (``pool_entry``). Its
 queue starts in the policy's plan before any judgment. Then, before each claim,
 :func:`rerank_queue` asks the policy ``next_pairs(judged, n)`` and moves those pairs to the front
 of the queue (``pair.queue_pos`` below every open pair), so the usual atomic claim statement of
-:mod:`annotate.store.assignment` hands them out: atomicity, the overlap K and "never the same pair
+:mod:`pooljudge.annotate.store.assignment` hands them out: atomicity, the overlap K and "never the
+same pair
 twice" are untouched.
 
 What the policy is told: for every pair judged by at least one participant (a human annotator,
@@ -36,10 +38,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 import sqlalchemy as sa
-from sqlmodel import Session
-
-from annotate.store.common import ZERO, run
-from annotate.store.models import (
+from pooljudge.annotate.store.common import ZERO, run
+from pooljudge.annotate.store.models import (
     Annotator,
     Campaign,
     Claim,
@@ -49,10 +49,12 @@ from annotate.store.models import (
     PoolEntry,
     Topic,
 )
-from pooling.orders import adaptive_spec
-from pooling.policy import JudgingPolicy, global_sequence
-from pooling.pool import Pool, topic_order
-from pooling.strategies import make_policy
+from pooljudge.pooling.orders import adaptive_spec
+from pooljudge.pooling.policy import JudgingPolicy, global_sequence
+from pooljudge.pooling.pool import Pool, topic_order
+from pooljudge.pooling.strategies import make_policy
+from sqlmodel import Session
+
 from pooljudge.errors import InputError
 
 __all__ = ["BATCH", "RELEVANT", "initial_positions", "policy_pool", "rerank_queue",

@@ -7,11 +7,9 @@ import secrets
 
 import pandas as pd
 import sqlalchemy as sa
-from sqlmodel import Session
-
-from annotate.records import ANNOTATOR_ROLES, AnnotatorInfo
-from annotate.store.common import campaign_row, recount_slots, utcnow
-from annotate.store.models import (
+from pooljudge.annotate.records import ANNOTATOR_ROLES, AnnotatorInfo
+from pooljudge.annotate.store.common import campaign_row, recount_slots, utcnow
+from pooljudge.annotate.store.models import (
     Annotator,
     AnnotatorTopic,
     Campaign,
@@ -20,6 +18,8 @@ from annotate.store.models import (
     Topic,
     TopicAssignment,
 )
+from sqlmodel import Session
+
 from pooljudge.errors import InputError
 
 __all__ = [

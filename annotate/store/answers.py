@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import pandas as pd
 import sqlalchemy as sa
+from pooljudge.annotate.store.common import campaign_row, run
+from pooljudge.annotate.store.models import Annotator, Document, Judgment, Pair, Topic
 from sqlmodel import Session
-
-from annotate.store.common import campaign_row, run
-from annotate.store.models import Annotator, Document, Judgment, Pair, Topic
 
 __all__ = ["ANSWER_COLUMNS", "cannot_judge_answers"]
 

@@ -9,7 +9,8 @@ Atomicity: a slot is taken by one statement, ``UPDATE pair SET open_slots = open
 WHERE id = (SELECT … ORDER BY queue_pos LIMIT 1 [FOR UPDATE SKIP LOCKED]) RETURNING id``. On
 PostgreSQL the candidate row is locked with ``FOR UPDATE SKIP LOCKED`` (concurrent claimers skip
 it; READ COMMITTED re-checks ``open_slots > 0`` on the locked row); on SQLite the statement runs
-inside ``BEGIN IMMEDIATE`` (see :mod:`annotate.store.engine`), so claims are serialised by the
+inside ``BEGIN IMMEDIATE`` (see :mod:`pooljudge.annotate.store.engine`), so claims are serialised
+by the
 write lock. The candidate search walks the partial index ``(campaign_id, queue_pos) WHERE
 open_slots > 0`` and probes the judgment and skip primary keys per candidate; it never aggregates
 judgments.
@@ -41,7 +42,7 @@ NOTHING``, and the session whose insert did nothing gives its slot (and, in assi
 topic, the topics it just took) back and returns the winner's claim. A renewal that finds the
 claim gone (another session judged or skipped it) looks again. A judgment of a pair the
 annotator has meanwhile judged in another session is refused by
-:func:`annotate.store.record_judgment` (DuplicateWrite, nothing stored).
+:func:`pooljudge.annotate.store.record_judgment` (DuplicateWrite, nothing stored).
 """
 
 from __future__ import annotations
@@ -52,12 +53,9 @@ from datetime import timedelta
 import numpy as np
 import pandas as pd
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql
-from sqlmodel import Session
-
-from annotate.records import PairView
-from annotate.store.adaptive_queue import rerank_queue
-from annotate.store.common import (
+from pooljudge.annotate.records import PairView
+from pooljudge.annotate.store.adaptive_queue import rerank_queue
+from pooljudge.annotate.store.common import (
     VIEW_COLUMNS,
     ZERO,
     annotator_row,
@@ -67,7 +65,7 @@ from annotate.store.common import (
     run,
     utcnow,
 )
-from annotate.store.models import (
+from pooljudge.annotate.store.models import (
     Annotator,
     Campaign,
     Claim,
@@ -77,7 +75,10 @@ from annotate.store.models import (
     Topic,
     TopicAssignment,
 )
-from pooling.orders import JUDGING_ORDERS, adaptive_spec
+from pooljudge.pooling.orders import JUDGING_ORDERS, adaptive_spec
+from sqlalchemy.dialects import postgresql
+from sqlmodel import Session
+
 from pooljudge.errors import InputError, PoolJudgeError
 
 __all__ = ["JUDGING_ORDERS", "next_pair", "queue_positions", "release_expired", "skip_pair"]

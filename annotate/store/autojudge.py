@@ -3,24 +3,22 @@
 An automatic judge is a non-human annotator (``annotator.human`` false): it never logs in,
 never claims, and never counts towards the overlap, so creating it or writing its labels never
 changes a pair's ``open_slots`` or ``judged``. Each label is one transaction: the judgment row
-(source ``automatic``, version 1), its :class:`annotate.store.models.AutoJudgment` provenance, and
+(source ``automatic``, version 1), its :class:`pooljudge.annotate.store.models.AutoJudgment`
+provenance, and
 the removal of the pair's failure row. A second label of the same pair by the same judge (two
 processes at once) hits the judgment table's UNIQUE (pair, annotator, kind, version) and
-raises :class:`annotate.store.DuplicateWrite`, with nothing written.
+raises :class:`pooljudge.annotate.store.DuplicateWrite`, with nothing written.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql, sqlite
-from sqlmodel import Session
-
-from annotate.records import PairView
-from annotate.store.annotators import add_label_source
-from annotate.store.common import VIEW_COLUMNS, campaign_row, pair_view_of, run, utcnow
-from annotate.store.judgments import DuplicateWrite, record_judgment
-from annotate.store.models import (
+from pooljudge.annotate.records import PairView
+from pooljudge.annotate.store.annotators import add_label_source
+from pooljudge.annotate.store.common import VIEW_COLUMNS, campaign_row, pair_view_of, run, utcnow
+from pooljudge.annotate.store.judgments import DuplicateWrite, record_judgment
+from pooljudge.annotate.store.models import (
     Annotator,
     AutoFailure,
     AutoJudgment,
@@ -29,6 +27,9 @@ from annotate.store.models import (
     Pair,
     Topic,
 )
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlmodel import Session
+
 from pooljudge.errors import InputError
 
 __all__ = [

@@ -5,7 +5,8 @@ to the front of the queue for people to judge.
 suggestion (NULL: none); each person's judgment stores the label shown (``judgment.suggested``,
 NULL: none). A calibration sample is put at the front of the queue by giving its pairs queue
 positions below every pair of the campaign (in one transaction), so the atomic claim of
-:mod:`annotate.store.assignment` hands them out first, in the sample's order. With assignment by
+:mod:`pooljudge.annotate.store.assignment` hands them out first, in the sample's order. With
+assignment by
 topic their topics are moved to the front of the topic queue too (a person finishes the topics
 they hold first). Adaptive orders re-rank the front of the queue at every claim, so they
 refuse a sample.
@@ -15,11 +16,11 @@ from __future__ import annotations
 
 import pandas as pd
 import sqlalchemy as sa
+from pooljudge.annotate.store.common import campaign_row, run
+from pooljudge.annotate.store.models import Annotator, Campaign, Document, Judgment, Pair, Topic
+from pooljudge.pooling.orders import adaptive_spec
 from sqlmodel import Session
 
-from annotate.store.common import campaign_row, run
-from annotate.store.models import Annotator, Campaign, Document, Judgment, Pair, Topic
-from pooling.orders import adaptive_spec
 from pooljudge.errors import InputError
 
 __all__ = [

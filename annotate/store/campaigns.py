@@ -9,14 +9,12 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 import sqlalchemy as sa
-from sqlmodel import Session
-
-from annotate.keymap import KeyMap
-from annotate.records import ASSIGN_MODES, CampaignInfo, LabelScale
-from annotate.store.adaptive_queue import initial_positions, select_run_ranks
-from annotate.store.assignment import queue_positions
-from annotate.store.common import campaign_info, campaign_row, refresh_statistics, utcnow
-from annotate.store.models import (
+from pooljudge.annotate.keymap import KeyMap
+from pooljudge.annotate.records import ASSIGN_MODES, CampaignInfo, LabelScale
+from pooljudge.annotate.store.adaptive_queue import initial_positions, select_run_ranks
+from pooljudge.annotate.store.assignment import queue_positions
+from pooljudge.annotate.store.common import campaign_info, campaign_row, refresh_statistics, utcnow
+from pooljudge.annotate.store.models import (
     Annotator,
     Campaign,
     Document,
@@ -26,8 +24,10 @@ from annotate.store.models import (
     Topic,
     UnsampledPair,
 )
-from annotate.store.samples import split_sample, unsampled_rows
-from pooling.orders import adaptive_spec, canonical_order
+from pooljudge.annotate.store.samples import split_sample, unsampled_rows
+from pooljudge.pooling.orders import adaptive_spec, canonical_order
+from sqlmodel import Session
+
 from pooljudge.errors import InputError
 from pooljudge.formats.collection import check_pool_members
 from pooljudge.formats.passages import pooled_passages
@@ -62,7 +62,8 @@ def create_campaign(
     ``highlight_narrative`` highlights the narrative's words too.
 
     A sampled pool (columns ``stratum inclusion sampled``, see
-    :func:`annotate.store.samples.split_sample`) queues only its sampled pairs, each keeping its
+    :func:`pooljudge.annotate.store.samples.split_sample`) queues only its sampled pairs, each
+    keeping its
     stratum and inclusion probability; its other pairs are kept apart, never queued, and their
     documents need not be given. ``order``, run ranks and the checks then apply to the sampled
     pairs alone.

@@ -23,9 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import sqlalchemy as sa
-from sqlmodel import Session
-
-from annotate.store.models import (
+from pooljudge.annotate.store.models import (
     Annotator,
     AnnotatorTopic,
     Campaign,
@@ -35,6 +33,8 @@ from annotate.store.models import (
     Topic,
     TopicAssignment,
 )
+from sqlmodel import Session
+
 from pooljudge.errors import InputError
 
 __all__ = ["consistency_problems"]

@@ -6,10 +6,24 @@ import json
 from datetime import UTC, datetime
 
 import sqlalchemy as sa
+from pooljudge.annotate.records import (
+    CampaignInfo,
+    JudgmentRecord,
+    LabelScale,
+    PairView,
+    PassageContext,
+)
+from pooljudge.annotate.store.models import (
+    Annotator,
+    Campaign,
+    Claim,
+    Document,
+    Judgment,
+    Pair,
+    Topic,
+)
 from sqlmodel import Session
 
-from annotate.records import CampaignInfo, JudgmentRecord, LabelScale, PairView, PassageContext
-from annotate.store.models import Annotator, Campaign, Claim, Document, Judgment, Pair, Topic
 from pooljudge.errors import InputError
 
 __all__ = [
@@ -98,7 +112,7 @@ def annotator_row(session: Session, annotator_id: int, *, participant: bool = Fa
 
     ``participant`` also requires a member of the judging queue (not an imported label source).
     ``lock`` takes the row's ``FOR UPDATE`` lock (PostgreSQL), which every writing transaction
-    of an annotator's judging takes first (see :mod:`annotate.store.assignment`).
+    of an annotator's judging takes first (see :mod:`pooljudge.annotate.store.assignment`).
     """
     row = session.get(Annotator, annotator_id, with_for_update=lock or None)
     if row is None or not row.active:
@@ -111,7 +125,8 @@ def annotator_row(session: Session, annotator_id: int, *, participant: bool = Fa
 def lock_annotators(session: Session, annotator_ids) -> None:
     """Take the ``FOR UPDATE`` locks of these annotators' rows, in id order (PostgreSQL; SQLite
     writers are serialised anyway). Every writer of an annotator's judgments takes it first
-    (see :mod:`annotate.store.assignment`), so a bulk write waits for their judging transactions and
+    (see :mod:`pooljudge.annotate.store.assignment`), so a bulk write waits for their judging
+    transactions and
     then reads the versions those wrote, and the id order keeps two bulk writes from
     deadlocking."""
     ids = sorted({int(i) for i in annotator_ids})

@@ -5,7 +5,8 @@ writing transaction holds the write lock from its first statement and two writer
 ``busy_timeout`` instead of failing to upgrade a read lock (WAL's ``SQLITE_BUSY_SNAPSHOT``).
 Read-only sessions (``session_scope(engine, readonly=True)``) use a deferred ``BEGIN`` and never
 block writers. Writing sessions on a SQLite file also queue, first come first served, on
-:func:`annotate.store.writer_queue.writer_turn` with lock files in the temporary folder named after
+:func:`pooljudge.annotate.store.writer_queue.writer_turn` with lock files in the temporary folder
+named after
 the database's absolute path (POSIX): the next writer goes on as soon as the lock is released,
 where SQLite's own busy handler sleeps in steps of up to 100 ms (a long latency tail with several
 processes), and in arrival order, where a plain ``flock`` lets a busy process take it again and
@@ -30,10 +31,10 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from alembic.util.exc import CommandError
+from pooljudge.annotate.store.writer_queue import fcntl, writer_turn
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Session
 
-from annotate.store.writer_queue import fcntl, writer_turn
 from pooljudge.errors import PoolJudgeError, StorageError, UsageError
 
 __all__ = ["DEFAULT_URL", "database_url", "migrate", "migration_config", "open_engine",

@@ -1,6 +1,7 @@
 """The judgments of a campaign as columns, read with one streamed query and no object per row.
 
-:func:`read_judgments` is the engine of :func:`annotate.store.judgments_frame`. The judgment rows
+:func:`read_judgments` is the engine of :func:`pooljudge.annotate.store.judgments_frame`. The
+judgment rows
 are read from the driver's cursor in chunks of :data:`CHUNK` (a server-side cursor on
 PostgreSQL), without SQLAlchemy rows and without a join: the annotator's name and the pair's
 topic and document keys come from small look-ups of the campaign (annotators, pairs, topics and
@@ -21,10 +22,10 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import sqlalchemy as sa
+from pooljudge.annotate.store.common import campaign_row
+from pooljudge.annotate.store.models import Annotator, Document, Judgment, Pair, Topic
 from sqlmodel import Session
 
-from annotate.store.common import campaign_row
-from annotate.store.models import Annotator, Document, Judgment, Pair, Topic
 from pooljudge.errors import UsageError
 
 __all__ = ["CHUNK", "FRAME_COLUMNS", "LABELLED", "judgment_times", "judgments_frame",
@@ -54,7 +55,7 @@ def judgments_frame(session: Session, *, campaign: str, latest_only: bool = True
     Columns: annotator, topic, doc, label, version, kind, source, created_at, seconds,
     position, comment, status, rationale (or the subset ``columns``); rows in the order they
     were written. One streamed query, no object per row
-    (:func:`annotate.store.frames.read_judgments`).
+    (:func:`pooljudge.annotate.store.frames.read_judgments`).
     """
     return read_judgments(session, campaign_id=campaign_row(session, campaign).id,
                           latest_only=latest_only, kind=kind, columns=columns, states=states)

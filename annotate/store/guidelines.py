@@ -14,11 +14,11 @@ import re
 
 import pandas as pd
 import sqlalchemy as sa
+from pooljudge.annotate.store.common import annotator_row, campaign_row, run, utcnow
+from pooljudge.annotate.store.models import Annotator, Campaign, GuidelinesAck
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session
 
-from annotate.store.common import annotator_row, campaign_row, run, utcnow
-from annotate.store.models import Annotator, Campaign, GuidelinesAck
 from pooljudge.errors import InputError
 
 __all__ = ["acknowledge_guidelines", "acknowledgements", "guidelines_sha256",

@@ -17,19 +17,24 @@ from collections.abc import Callable, Iterable, Sequence
 import numpy as np
 import pandas as pd
 import sqlalchemy as sa
-from sqlmodel import Session
-
-from annotate.records import JUDGMENT_KINDS, JUDGMENT_SOURCES, JUDGMENT_STATUSES, LabelScale
-from annotate.store.annotators import add_label_source
-from annotate.store.common import (
+from pooljudge.annotate.records import (
+    JUDGMENT_KINDS,
+    JUDGMENT_SOURCES,
+    JUDGMENT_STATUSES,
+    LabelScale,
+)
+from pooljudge.annotate.store.annotators import add_label_source
+from pooljudge.annotate.store.common import (
     campaign_row,
     lock_annotators,
     recount_slots,
     refresh_statistics,
     utcnow,
 )
-from annotate.store.models import Annotator, Claim, Document, Judgment, Pair, Topic
-from annotate.store.progress_counters import count_judged
+from pooljudge.annotate.store.models import Annotator, Claim, Document, Judgment, Pair, Topic
+from pooljudge.annotate.store.progress_counters import count_judged
+from sqlmodel import Session
+
 from pooljudge.errors import InputError
 
 __all__ = ["COLUMNS", "REQUIRED", "check_columns", "import_judgments"]

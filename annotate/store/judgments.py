@@ -6,9 +6,7 @@ import json
 import math
 
 import sqlalchemy as sa
-from sqlmodel import Session
-
-from annotate.records import (
+from pooljudge.annotate.records import (
     JUDGMENT_KINDS,
     JUDGMENT_SOURCES,
     JUDGMENT_STATUSES,
@@ -16,7 +14,7 @@ from annotate.records import (
     LabelScale,
     PairView,
 )
-from annotate.store.common import (
+from pooljudge.annotate.store.common import (
     ZERO,
     judgment_record,
     load_pair_view,
@@ -24,8 +22,10 @@ from annotate.store.common import (
     run,
     utcnow,
 )
-from annotate.store.models import Annotator, Campaign, Claim, Judgment, Pair
-from annotate.store.progress_counters import count_judged, count_rows_pg
+from pooljudge.annotate.store.models import Annotator, Campaign, Claim, Judgment, Pair
+from pooljudge.annotate.store.progress_counters import count_judged, count_rows_pg
+from sqlmodel import Session
+
 from pooljudge.errors import InputError
 
 __all__ = [
@@ -296,7 +296,7 @@ def _context_statement() -> sa.Select:
         .select_from(a.join(c, c.c.id == a.c.campaign_id).outerjoin(
             p, sa.and_(p.c.id == sa.bindparam("pid"), p.c.campaign_id == a.c.campaign_id)))
         .where(a.c.id == sa.bindparam("aid"))
-        .with_for_update(of=a)  # one writer per annotator at a time (see annotate.store.assignment)
+        .with_for_update(of=a)  # one writer per annotator at a time (see .assignment)
     )
 
 

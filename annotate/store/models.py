@@ -5,7 +5,7 @@ describe the schema at ``head`` (a test compares them with a migrated database).
 
 What each revision added, and the invariants of its columns (queue and progress counters,
 pool entries, automatic judges, key maps, judging aids, sampled pools), is written in
-:mod:`annotate.store.migrations`.
+:mod:`pooljudge.annotate.store.migrations`.
 """
 
 from __future__ import annotations
@@ -13,6 +13,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from pooljudge.annotate.records import (
+    ANNOTATOR_ROLES,
+    ASSIGN_MODES,
+    JUDGMENT_KINDS,
+    JUDGMENT_SOURCES,
+    JUDGMENT_STATUSES,
+)
 from sqlalchemy import (
     CheckConstraint,
     Column,
@@ -25,14 +32,6 @@ from sqlalchemy import (
     text,
 )
 from sqlmodel import Field, SQLModel
-
-from annotate.records import (
-    ANNOTATOR_ROLES,
-    ASSIGN_MODES,
-    JUDGMENT_KINDS,
-    JUDGMENT_SOURCES,
-    JUDGMENT_STATUSES,
-)
 
 __all__ = [
     "PASSAGE_CHECK",
@@ -69,7 +68,7 @@ _PACE = text("kind = 'judgment' AND version = 1 AND status = 'label' AND source 
 
 def one_of(table: str, column: str, values: Sequence[str]) -> CheckConstraint:
     """``CHECK (column IN ('a', 'b', …))`` named ``ck_<table>_<column>``: a value set of
-    :mod:`annotate.records`, written there once. A new value needs a migration too."""
+    :mod:`pooljudge.annotate.records`, written there once. A new value needs a migration too."""
     listed = ", ".join(f"'{value}'" for value in values)
     return CheckConstraint(f"{column} IN ({listed})", name=f"ck_{table}_{column}")
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import sqlalchemy as sa
+from pooljudge.annotate.records import PairView
+from pooljudge.annotate.store.common import load_pair_view, run
+from pooljudge.annotate.store.models import Campaign, Document, Pair, Topic
 from sqlmodel import Session
 
-from annotate.records import PairView
-from annotate.store.common import load_pair_view, run
-from annotate.store.models import Campaign, Document, Pair, Topic
 from pooljudge.errors import InputError
 
 __all__ = ["pair_by_key"]

@@ -8,7 +8,8 @@ pair is *labelled* by an annotator when their latest version (kind ``judgment``)
 Counters: ``pair.judged`` (participants who labelled the pair) and ``annotator_topic.judged``
 (distinct pairs of a topic an annotator labelled, kind ``judgment``). :func:`count_judged` keeps
 the latter in the transaction that writes the judgments; every writer of a change of state
-(:func:`annotate.store.record_judgment`, :func:`annotate.store.import_judgments`) calls it with
+(:func:`pooljudge.annotate.store.record_judgment`,
+:func:`pooljudge.annotate.store.import_judgments`) calls it with
 +1 (not labelled -> labelled) or -1 (labelled -> withdrawn or can't judge), or on PostgreSQL
 folds the same upsert (:func:`count_rows_pg`) into its insert statement.
 
@@ -31,11 +32,10 @@ from datetime import timedelta
 
 import pandas as pd
 import sqlalchemy as sa
+from pooljudge.annotate.store.common import campaign_row, run
+from pooljudge.annotate.store.models import Annotator, AnnotatorTopic, Judgment, Pair, Topic
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session
-
-from annotate.store.common import campaign_row, run
-from annotate.store.models import Annotator, AnnotatorTopic, Judgment, Pair, Topic
 
 __all__ = ["PACE", "TimeLeft", "annotator_progress", "count_judged", "count_rows_pg",
            "progress", "time_left", "topic_pairs"]

@@ -18,10 +18,10 @@ from typing import NamedTuple, NoReturn
 import numpy as np
 import pandas as pd
 import sqlalchemy as sa
+from pooljudge.annotate.store.common import campaign_row
+from pooljudge.annotate.store.models import Document, Pair, Topic, UnsampledPair
 from sqlmodel import Session
 
-from annotate.store.common import campaign_row
-from annotate.store.models import Document, Pair, Topic, UnsampledPair
 from pooljudge.errors import InputError
 from pooljudge.formats.collection import pool_line_numbers
 from pooljudge.formats.files import PathLike

@@ -1,4 +1,5 @@
-"""The rows behind each annotator's statistics: SQL only (the figures: :mod:`annotate.standing`).
+"""The rows behind each annotator's statistics: SQL only (the figures:
+:mod:`pooljudge.annotate.standing`).
 
 Kind ``judgment`` only (adjudications are not an annotator's own judging). Two readers:
 
@@ -6,7 +7,8 @@ Kind ``judgment`` only (adjudications are not an annotator's own judging). Two r
   :func:`recent_judgment_rows` (their newest rows) and :func:`status_counts_since` (today's
   rows, read only when the newest are all from today);
 - the admins' :func:`campaign_judgment_rows`: one query over the campaign's judgments of
-  human participants, plus the progress counters (:mod:`annotate.store.progress_counters`).
+  human participants, plus the progress counters
+  (:mod:`pooljudge.annotate.store.progress_counters`).
 """
 
 from __future__ import annotations
@@ -17,12 +19,11 @@ from datetime import datetime
 
 import pandas as pd
 import sqlalchemy as sa
+from pooljudge.annotate.records import LabelScale
+from pooljudge.annotate.store.common import campaign_row, run
+from pooljudge.annotate.store.models import Annotator, AnnotatorTopic, Judgment, Pair
+from pooljudge.annotate.store.progress_counters import progress, topic_pairs
 from sqlmodel import Session
-
-from annotate.records import LabelScale
-from annotate.store.common import campaign_row, run
-from annotate.store.models import Annotator, AnnotatorTopic, Judgment, Pair
-from annotate.store.progress_counters import progress, topic_pairs
 
 __all__ = ["ROW_COLUMNS", "CampaignJudgmentRows", "campaign_judgment_rows",
            "recent_judgment_rows", "status_counts_since"]
@@ -67,7 +68,7 @@ class CampaignJudgmentRows:
     - ``people``: annotator_id, annotator, role: the active human participants, by name;
     - ``rows``: annotator_id, pair_id, topic_id and :data:`ROW_COLUMNS`: every judgment row
       (kind judgment) of human participants, in no particular order;
-    - ``topics``: :func:`annotate.store.progress` per topic, with ``topic_id``;
+    - ``topics``: :func:`pooljudge.annotate.store.progress` per topic, with ``topic_id``;
     - ``counted``: annotator_id, topic_id, n: the people's progress counters
       (``annotator_topic.judged``, their labelled pairs per topic).
     """

@@ -14,11 +14,11 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 import sqlalchemy as sa
+from pooljudge.annotate.store.common import annotator_row, campaign_row, run, utcnow
+from pooljudge.annotate.store.models import Annotator, AnnotatorTerm, Topic, TopicTerm
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session
 
-from annotate.store.common import annotator_row, campaign_row, run, utcnow
-from annotate.store.models import Annotator, AnnotatorTerm, Topic, TopicTerm
 from pooljudge.errors import InputError
 from pooljudge.formats.terms import MAX_TERMS, clean_term
 

@@ -12,10 +12,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import sqlalchemy as sa
-from sqlmodel import Session
-
-from annotate.records import JudgmentRecord, PairView
-from annotate.store.common import (
+from pooljudge.annotate.records import JudgmentRecord, PairView
+from pooljudge.annotate.store.common import (
     annotator_row,
     judgment_record,
     load_pair_view,
@@ -23,8 +21,9 @@ from annotate.store.common import (
     run,
     utcnow,
 )
-from annotate.store.judgments import record_judgment
-from annotate.store.models import Claim, Document, Judgment, Pair, Topic
+from pooljudge.annotate.store.judgments import record_judgment
+from pooljudge.annotate.store.models import Claim, Document, Judgment, Pair, Topic
+from sqlmodel import Session
 
 __all__ = ["RecentJudgment", "recent_judgments", "withdraw_last", "withdrawal"]
 
@@ -48,7 +47,7 @@ def recent_judgments(session: Session, *, annotator_id: int, limit: int = 10
                      ) -> list[RecentJudgment]:
     """The annotator's last ``limit`` answered pairs (kind judgment; latest version a label or
     a can't-judge answer, never a withdrawal), newest first: the order of
-    :func:`annotate.store.history`, so item i is ``history(...)[i]``.
+    :func:`pooljudge.annotate.store.history`, so item i is ``history(...)[i]``.
 
     One query: a backward walk of the index ``(annotator_id, created_at)`` with a probe of the
     unique index per row for a newer version; no document text is read."""

@@ -2,8 +2,8 @@
 
 Rates use the store's judgment times: judgments per hour over the last 24 hours (by hour, for
 the chart). The time left is the one estimate the judging page shows too
-(:func:`annotate.store.time_left`: judgments still needed / first judgments of all
-annotators in the last active hour), with the same words (:data:`~annotate.store.PACE`).
+(:func:`pooljudge.annotate.store.time_left`: judgments still needed / first judgments of all
+annotators in the last active hour), with the same words (:data:`~pooljudge.annotate.store.PACE`).
 """
 
 from __future__ import annotations
@@ -13,18 +13,18 @@ from datetime import timedelta
 
 import pandas as pd
 import streamlit as st
+from pooljudge.annotate import store
+from pooljudge.annotate.campaigns import sampled_export
+from pooljudge.annotate.consensus import Policy, consensus_qrels
+from pooljudge.annotate.consensus_policies import PLAIN_POLICIES
+from pooljudge.annotate.records import AnnotatorInfo, CampaignInfo
+from pooljudge.annotate.store import PACE, session_scope, time_left
+from pooljudge.annotate.ui import keys
+from pooljudge.annotate.ui.annotator_stats import render_annotator_stats
+from pooljudge.annotate.ui.judge_stats import time_left_text
+from pooljudge.annotate.ui.render import duration_text
 from sqlalchemy import Engine
 
-from annotate import store
-from annotate.campaigns import sampled_export
-from annotate.consensus import Policy, consensus_qrels
-from annotate.consensus_policies import PLAIN_POLICIES
-from annotate.records import AnnotatorInfo, CampaignInfo
-from annotate.store import PACE, session_scope, time_left
-from annotate.ui import keys
-from annotate.ui.annotator_stats import render_annotator_stats
-from annotate.ui.judge_stats import time_left_text
-from annotate.ui.render import duration_text
 from pooljudge.formats.prels import prels_bytes
 from pooljudge.formats.trec import qrels_bytes, write_cannot_judge
 

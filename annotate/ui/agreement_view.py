@@ -1,11 +1,13 @@
 """Agreement dashboard (admins) and adjudication queue (adjudicators and admins).
 
-Statistics come from :mod:`annotate.agreement` and :mod:`annotate.consensus`; this module only
+Statistics come from :mod:`pooljudge.annotate.agreement` and :mod:`pooljudge.annotate.consensus`;
+this module only
 arranges them: the pairwise table with bootstrap confidence intervals, a heat map of Cohen's
 kappa, the confusion matrix of any two annotators (both axes named with the annotator and the
 label), the most disagreed pairs, and per annotator their labels and "I can't judge this"
 answers (counted apart: never a label, never in a kappa). Names from uploads reach Markdown
-only through :func:`~annotate.ui.render.md_escape`; in tables and charts they are plain text.
+only through :func:`~pooljudge.annotate.ui.render.md_escape`; in tables and charts they are plain
+text.
 """
 
 from __future__ import annotations
@@ -15,16 +17,16 @@ import zlib
 import altair as alt
 import pandas as pd
 import streamlit as st
+from pooljudge.annotate import store
+from pooljudge.annotate.agreement import agreement_report, annotator_counts
+from pooljudge.annotate.consensus import adjudication_queue, disagreements
+from pooljudge.annotate.records import AnnotatorInfo, CampaignInfo, LabelScale
+from pooljudge.annotate.store import session_scope
+from pooljudge.annotate.ui import keys
+from pooljudge.annotate.ui.pair_panels import show_pair
+from pooljudge.annotate.ui.render import caption_html, md_escape, text_html
 from sqlalchemy import Engine
 
-from annotate import store
-from annotate.agreement import agreement_report, annotator_counts
-from annotate.consensus import adjudication_queue, disagreements
-from annotate.records import AnnotatorInfo, CampaignInfo, LabelScale
-from annotate.store import session_scope
-from annotate.ui import keys
-from annotate.ui.pair_panels import show_pair
-from annotate.ui.render import caption_html, md_escape, text_html
 from pooljudge.errors import InputError
 
 __all__ = ["confusion", "confusion_view", "kappa_heat", "render_adjudication",

@@ -4,7 +4,7 @@ One table (one row per participant: judgments, can't-judge answers, judged today
 seconds of a first judgment, pairs left, pairs co-judged and the mean Cohen's kappa with the
 others), a table of label shares, and a line chart of each person's share of relevant labels
 per block of :data:`BLOCK` judgments in the order written (drift). Definitions:
-:mod:`annotate.standing`. The figures read every judgment of the campaign, so they are
+:mod:`pooljudge.annotate.standing`. The figures read every judgment of the campaign, so they are
 cached for :data:`TTL` seconds per campaign.
 """
 
@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
+from pooljudge.annotate.records import CampaignInfo
+from pooljudge.annotate.standing import AnnotatorStatistics, annotator_statistics
+from pooljudge.annotate.store import session_scope
 from sqlalchemy import Engine
-
-from annotate.records import CampaignInfo
-from annotate.standing import AnnotatorStatistics, annotator_statistics
-from annotate.store import session_scope
 
 __all__ = ["BLOCK", "TTL", "label_table", "render_annotator_stats"]
 
@@ -26,7 +25,8 @@ TTL = 120
 
 @st.cache_data(ttl=TTL, show_spinner=False)
 def _statistics(_engine: Engine, url: str, campaign: str) -> AnnotatorStatistics:
-    """:func:`annotate.standing.annotator_statistics` of ``campaign`` at ``url`` (cached)."""
+    """:func:`~pooljudge.annotate.standing.annotator_statistics` of ``campaign`` at ``url``
+    (cached)."""
     with session_scope(_engine, readonly=True) as session:
         return annotator_statistics(session, campaign=campaign, block=BLOCK)
 

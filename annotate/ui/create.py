@@ -9,7 +9,7 @@ so that choosing a start refills it at once. The judging page's keys are an opti
 map (as ``pooljudge init --keys FILE.json``), checked against the scale before anything is
 stored. Answers: the campaign may offer "I can't judge this" (a reason is asked) and name the
 labels whose choice needs a rationale (as ``pooljudge init --cannot-judge --rationale``).
-:mod:`annotate.campaigns` pools, checks and stores the campaign and its people in one
+:mod:`pooljudge.annotate.campaigns` pools, checks and stores the campaign and its people in one
 transaction (all or nothing); the new login links are shown once, to copy (tokens are stored
 only as hashes).
 
@@ -26,18 +26,22 @@ from typing import TypedDict
 
 import pandas as pd
 import streamlit as st
+from pooljudge.annotate.campaigns import CampaignSettings, create_campaign
+from pooljudge.annotate.keymap import ACTIONS, DEFAULT_KEYS, NAMED_KEYS, KeyMap
+from pooljudge.annotate.links import login_link
+from pooljudge.annotate.records import LabelScale
+from pooljudge.annotate.ui import keys
+from pooljudge.annotate.ui.people import Link, app_address, parse_people, show_links
+from pooljudge.annotate.ui.render import md_escape
+from pooljudge.annotate.ui.uploads import (
+    read_uploaded_documents,
+    read_uploaded_runs,
+    read_uploaded_topics,
+)
+from pooljudge.pooling.orders import ADAPTIVE_ORDERS, JUDGING_ORDERS
+from pooljudge.pooling.strategies import strategies
 from sqlalchemy import Engine
 
-from annotate.campaigns import CampaignSettings, create_campaign
-from annotate.keymap import ACTIONS, DEFAULT_KEYS, NAMED_KEYS, KeyMap
-from annotate.links import login_link
-from annotate.records import LabelScale
-from annotate.ui import keys
-from annotate.ui.people import Link, app_address, parse_people, show_links
-from annotate.ui.render import md_escape
-from annotate.ui.uploads import read_uploaded_documents, read_uploaded_runs, read_uploaded_topics
-from pooling.orders import ADAPTIVE_ORDERS, JUDGING_ORDERS
-from pooling.strategies import strategies
 from pooljudge.errors import InputError
 
 __all__ = ["SCALES", "SCALE_FROM_FILE", "Pooling", "create_from_uploads", "keymap_from_text",
@@ -59,7 +63,8 @@ KEYS_HELP = (
 
 
 class Pooling(TypedDict):
-    """The form's pooling, as keywords of :func:`annotate.campaigns.plan_campaign`: each run's
+    """The form's pooling, as keywords of :func:`pooljudge.annotate.campaigns.plan_campaign`: each
+    run's
     top ``depth``, ordered by static ``strategy``, cut to ``budget`` pairs per topic (None: all)."""
 
     depth: int
@@ -69,8 +74,10 @@ class Pooling(TypedDict):
 
 def create_from_uploads(engine: Engine, settings: CampaignSettings, *, pooling: Pooling,
                         topics, documents: Sequence, runs: Sequence) -> list[Link]:
-    """Read the uploads (:mod:`annotate.ui.uploads`), pool the runs as ``pooling`` says and
-    create the campaign with :func:`annotate.campaigns.create_campaign`; the people's links.
+    """Read the uploads (:mod:`pooljudge.annotate.ui.uploads`), pool the runs as ``pooling`` says
+    and
+    create the campaign with :func:`pooljudge.annotate.campaigns.create_campaign`; the people's
+    links.
 
     InputError (and nothing stored) for a missing input, a bad file or setting, a
     run naming a topic or document that was not uploaded, an existing campaign or person name.

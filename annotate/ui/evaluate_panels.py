@@ -1,11 +1,12 @@
 """The evaluation page's views of parsed runs: the sections of ``pooljudge report``.
 
-Every number comes from :func:`metrics.report.collect` and every view from
-:func:`metrics.report.sections` (the same DataFrames and matplotlib figures the HTML report
+Every number comes from :func:`pooljudge.metrics.report.collect` and every view from
+:func:`pooljudge.metrics.report.sections` (the same DataFrames and matplotlib figures the HTML
+report
 embeds); this module only lays them out in Streamlit. Text from uploads (run names, topic ids)
 reaches the page only inside dataframes (shown as plain text) or through
-:func:`~annotate.ui.render.md_escape` (warnings, captions); plot labels are escaped by
-:mod:`metrics.report` itself.
+:func:`~pooljudge.annotate.ui.render.md_escape` (warnings, captions); plot labels are escaped by
+:mod:`pooljudge.metrics.report` itself.
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 import streamlit as st
+from pooljudge.annotate.ui.render import md_escape
+from pooljudge.metrics.report import REPORT_MEASURES, ReportData, collect, sections
+from pooljudge.metrics.report_html import Section
 
-from annotate.ui.render import md_escape
-from metrics.report import REPORT_MEASURES, ReportData, collect, sections
-from metrics.report_html import Section
 from pooljudge.errors import InputError
 
 __all__ = ["DEFAULT_POOL_DEPTH", "POOL_DEPTH", "render_run_views", "render_section"]

@@ -2,7 +2,8 @@
 
 The qrels are decided from the latest judgments by majority vote (ties: the lower label), as
 ``pooljudge export`` does by default. The page then shows the views of ``pooljudge report``
-(:mod:`annotate.ui.evaluate_panels`): means with the unjudged share of the top 10 and condensed
+(:mod:`pooljudge.annotate.ui.evaluate_panels`): means with the unjudged share of the top 10 and
+condensed
 variants, RBP intervals, the pool-bias table, precision–recall curves, per-topic scores and
 warnings. A run file that cannot be read is named with its line (``path:line: message``).
 """
@@ -11,16 +12,16 @@ from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
+from pooljudge.annotate import store
+from pooljudge.annotate.consensus import Policy, consensus_qrels
+from pooljudge.annotate.records import CampaignInfo
+from pooljudge.annotate.store import session_scope
+from pooljudge.annotate.ui import keys
+from pooljudge.annotate.ui.evaluate_panels import render_run_views
+from pooljudge.annotate.ui.render import md_escape
+from pooljudge.annotate.ui.uploads import read_uploaded_runs
 from sqlalchemy import Engine
 
-from annotate import store
-from annotate.consensus import Policy, consensus_qrels
-from annotate.records import CampaignInfo
-from annotate.store import session_scope
-from annotate.ui import keys
-from annotate.ui.evaluate_panels import render_run_views
-from annotate.ui.render import md_escape
-from annotate.ui.uploads import read_uploaded_runs
 from pooljudge.errors import InputError
 
 __all__ = ["current_qrels", "render_evaluation"]

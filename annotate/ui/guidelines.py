@@ -4,7 +4,7 @@ Gate (:func:`gate`): on a person's first visit to the judging page, and again af
 guidelines changed, the page shows the whole guidelines, open and escaped, with one button,
 "I have read the guidelines" (its key is Enter), and no pair: nothing is claimed until the
 button is pressed. The press stores an acknowledgement of the text shown (by its SHA-256,
-:func:`annotate.store.acknowledge_guidelines`); the guidelines then live in the sidebar's
+:func:`pooljudge.annotate.store.acknowledge_guidelines`); the guidelines then live in the sidebar's
 expander. Every role that opens the judging page passes the same gate (an admin or adjudicator
 who judges reads them too). Blank guidelines need no acknowledgement.
 
@@ -15,12 +15,12 @@ annotator acknowledge it again, and a table shows who has read the current text.
 from __future__ import annotations
 
 import streamlit as st
+from pooljudge.annotate import store
+from pooljudge.annotate.records import AnnotatorInfo, CampaignInfo
+from pooljudge.annotate.store import session_scope
+from pooljudge.annotate.ui.render import md_escape, text_html
 from sqlalchemy import Engine
 
-from annotate import store
-from annotate.records import AnnotatorInfo, CampaignInfo
-from annotate.store import session_scope
-from annotate.ui.render import md_escape, text_html
 from pooljudge.errors import InputError, StorageError
 
 __all__ = ["ACK", "ACK_KEY_NAME", "GATE_FLASH", "SAVE", "editor_key", "gate", "render_editor"]

@@ -1,11 +1,11 @@
 """The judging page: one pair at a time, a button (and digit key) per label, nothing else to do.
 
-State machine (session state, keys in :mod:`annotate.ui.keys`):
+State machine (session state, keys in :mod:`pooljudge.annotate.ui.keys`):
 
 - ``CURRENT`` is the annotator's claimed pair (a PairView), fetched with ``store.next_pair``
   when empty; ``BACK_STEPS = n > 0`` shows their n-th most recent judgment instead, to change it.
   Undo (``u``) withdraws the last answer and makes its pair ``CURRENT`` again; the recent
-  judgments' chips set ``BACK_STEPS`` (:mod:`annotate.ui.judge_recent`).
+  judgments' chips set ``BACK_STEPS`` (:mod:`pooljudge.annotate.ui.judge_recent`).
 - ``DISPLAYED`` is the pair id on screen. Every write callback first checks that its pair is
   the one displayed and clears ``DISPLAYED`` before writing, so a key held down, or pressed
   again during the rerun, refers to a pair no longer displayed and writes nothing. The store's
@@ -14,9 +14,10 @@ State machine (session state, keys in :mod:`annotate.ui.keys`):
 - Speed: the judging area is a fragment, so a press reruns only it. The press costs one write
   transaction in the callback (the judgment and the next claim together) and one read-only
   transaction in the rerun (login check, progress from counters, the last hour's pace).
-- Keys: the campaign's key map (:mod:`annotate.keymap`). The buttons' shortcuts are
+- Keys: the campaign's key map (:mod:`pooljudge.annotate.keymap`). The buttons' shortcuts are
   Streamlit's; the page's own keys (comment, legend, scrolling, Esc and Enter in the comment
-  box) are :mod:`annotate.ui.keyboard`'s. The legend (``?``) is built from the buttons drawn
+  box) are :mod:`pooljudge.annotate.ui.keyboard`'s. The legend (``?``) is built from the buttons
+  drawn
   (:func:`_nav_buttons` and the label buttons) plus the page keys, so it names exactly the keys
   bound. The comment box never keeps the keyboard: Esc leaves it, Enter keeps the comment and
   leaves it, and the next label key labels the pair with the comment.
@@ -35,13 +36,11 @@ from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
-from sqlalchemy import Engine
-
-from annotate import store
-from annotate.keymap import KeyMap, label_action
-from annotate.records import AnnotatorInfo, CampaignInfo, JudgmentRecord, PairView
-from annotate.store import DuplicateWrite, TimeLeft, session_scope, time_left
-from annotate.ui import (
+from pooljudge.annotate import store
+from pooljudge.annotate.keymap import KeyMap, label_action
+from pooljudge.annotate.records import AnnotatorInfo, CampaignInfo, JudgmentRecord, PairView
+from pooljudge.annotate.store import DuplicateWrite, TimeLeft, session_scope, time_left
+from pooljudge.annotate.ui import (
     guidelines,
     judge_recent,
     judge_stats,
@@ -50,9 +49,9 @@ from annotate.ui import (
     judge_verdict,
     keys,
 )
-from annotate.ui.keyboard import mount_keyboard
-from annotate.ui.passage import show_document
-from annotate.ui.render import (
+from pooljudge.annotate.ui.keyboard import mount_keyboard
+from pooljudge.annotate.ui.passage import show_document
+from pooljudge.annotate.ui.render import (
     caption_html,
     keys_html,
     label_line,
@@ -60,6 +59,8 @@ from annotate.ui.render import (
     md_escape,
     text_html,
 )
+from sqlalchemy import Engine
+
 from pooljudge.errors import InputError, StorageError
 
 __all__ = ["DISPLAYED", "render"]
@@ -270,7 +271,7 @@ def _on_label(engine: Engine, annotator_id: int, view: PairView, label: int | No
               version: int, *, rationale: str | None = None, status: str = "label") -> None:
     """Store ``version`` of this judgment, unless the pair is no longer the one displayed.
     ``rationale`` and ``status`` (label None: "I can't judge this" and its reason) come from
-    :mod:`annotate.ui.judge_verdict`'s reason box.
+    :mod:`pooljudge.annotate.ui.judge_verdict`'s reason box.
 
     A stale key press (the pair already left the screen) writes nothing; the store refuses a
     second write of the same version (DuplicateWrite) as a final guard.

@@ -1,16 +1,18 @@
 """The judging page's undo and its strip of recent judgments.
 
 - Undo (key ``undo``, default ``u``, and the Undo button beside the last action's message):
-  :func:`annotate.store.withdraw_last` appends a withdrawal to the annotator's last standing
+  :func:`pooljudge.annotate.store.withdraw_last` appends a withdrawal to the annotator's last
+  standing
   answer and claims its pair for them; the page shows that pair again, says it was withdrawn,
   and its next label is stored as the next version. The button is drawn whenever there is an
   answer to undo, so the key always has a button to press (also on the "nothing left" screen).
 - Recent judgments: the last :data:`RECENT` answers, newest first, as one row of small chips
   ("T1 · d7 · 2 · Highly relevant") in a section below the document, out of the first screen.
   Choosing one shows it as an earlier judgment to change (``BACK_STEPS`` = its place, the
-  order of :func:`annotate.store.history`); the back key walks the same list one by one.
+  order of :func:`pooljudge.annotate.store.history`); the back key walks the same list one by one.
 
-Guards as in :mod:`annotate.ui.judge`: the undo callback runs only while its pair (``None``
+Guards as in :mod:`pooljudge.annotate.ui.judge`: the undo callback runs only while its pair
+(``None``
 on the "nothing left" screen) is the one displayed, and marks the display stale at once, so a
 held ``u`` withdraws one answer per press that the page has shown the result of.
 """
@@ -20,14 +22,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import streamlit as st
+from pooljudge.annotate import store
+from pooljudge.annotate.keymap import KeyMap
+from pooljudge.annotate.records import AnnotatorInfo, CampaignInfo, JudgmentRecord, PairView
+from pooljudge.annotate.store import RecentJudgment, session_scope
+from pooljudge.annotate.ui import keys
+from pooljudge.annotate.ui.render import caption_html, md_escape
 from sqlalchemy import Engine
 
-from annotate import store
-from annotate.keymap import KeyMap
-from annotate.records import AnnotatorInfo, CampaignInfo, JudgmentRecord, PairView
-from annotate.store import RecentJudgment, session_scope
-from annotate.ui import keys
-from annotate.ui.render import caption_html, md_escape
 from pooljudge.errors import InputError, StorageError
 
 __all__ = ["RECENT", "RECENT_STRIP", "Recent", "next_version", "note", "read_recent",
@@ -35,7 +37,7 @@ __all__ = ["RECENT", "RECENT_STRIP", "Recent", "next_version", "note", "read_rec
 
 RECENT = 10
 RECENT_STRIP = "recent_strip"     # the recent judgments' chips (a pills widget)
-_DISPLAYED = "pj_displayed"       # annotate.ui.judge.DISPLAYED: the pair id on screen
+_DISPLAYED = "pj_displayed"       # pooljudge.annotate.ui.judge.DISPLAYED: the pair id on screen
 _UNDOING = -1                     # DISPLAYED while an undo's result is not yet on screen
 NOT_UNDONE = ("Not undone: the database could not store it (a full disk or a lost "
               "connection). Press the key again once it is back.")

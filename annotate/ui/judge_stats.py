@@ -3,13 +3,13 @@
 The panel is one caption line under the progress bars (it keeps the label buttons and the
 document's start in a laptop's first screen): pairs judged today (UTC day) and can't-judge
 answers, the median seconds of first judgments and each label's share among the annotator's
-newest :data:`annotate.standing.RECENT` judgments, and the pairs left for them (from the
-progress counters). Its figures come from :func:`annotate.standing.standing`, read in the
+newest :data:`pooljudge.annotate.standing.RECENT` judgments, and the pairs left for them (from the
+progress counters). Its figures come from :func:`pooljudge.annotate.standing.standing`, read in the
 judging fragment's one read-only transaction: a bounded walk of the index ``(annotator_id,
 created_at)``, never an aggregation over all judgments.
 
 :func:`time_left_text` is the campaign's time left in the words the judging page and the
-Overview both show (:func:`annotate.store.time_left`, :data:`PACE`).
+Overview both show (:func:`pooljudge.annotate.store.time_left`, :data:`PACE`).
 """
 
 from __future__ import annotations
@@ -18,12 +18,11 @@ import html
 
 import pandas as pd
 import streamlit as st
+from pooljudge.annotate.records import AnnotatorInfo, CampaignInfo
+from pooljudge.annotate.standing import Standing, standing
+from pooljudge.annotate.store import PACE, TimeLeft
+from pooljudge.annotate.ui.render import duration_text
 from sqlmodel import Session
-
-from annotate.records import AnnotatorInfo, CampaignInfo
-from annotate.standing import Standing, standing
-from annotate.store import PACE, TimeLeft
-from annotate.ui.render import duration_text
 
 __all__ = ["STANDING_CLASS", "read_standing", "render_standing", "standing_html",
            "time_left_text"]
@@ -40,7 +39,7 @@ def time_left_text(left: TimeLeft) -> str:
 def read_standing(session: Session, user: AnnotatorInfo, campaign: CampaignInfo,
                   progress: pd.DataFrame) -> Standing:
     """The annotator's figures, read in the caller's transaction (``progress``: the page's
-    :func:`annotate.store.progress` frame with ``annotator_done``)."""
+    :func:`pooljudge.annotate.store.progress` frame with ``annotator_done``)."""
     return standing(session, annotator_id=user.id, scale=campaign.scale,
                     progress_frame=progress)
 

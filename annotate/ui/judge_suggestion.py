@@ -11,11 +11,10 @@ Nothing is shown, and None is stored, when the judge has not labelled the pair.
 from __future__ import annotations
 
 import streamlit as st
+from pooljudge.annotate import store
+from pooljudge.annotate.records import CampaignInfo, PairView
+from pooljudge.annotate.ui.render import caption_html
 from sqlmodel import Session
-
-from annotate import store
-from annotate.records import CampaignInfo, PairView
-from annotate.ui.render import caption_html
 
 __all__ = ["SUGGESTED", "read", "show", "shown", "suggestion_text"]
 

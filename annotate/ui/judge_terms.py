@@ -1,13 +1,16 @@
 """The judging page's highlight terms: which terms mark the document, and the annotator's own.
 
 A pair's terms are the topic's (title and description words and quoted phrases, the narrative's
-too when the campaign says so: :func:`annotate.highlight.topic_terms`), the campaign's for the
-topic (set by an admin) and the annotator's own for the topic (:mod:`annotate.store.terms`).
+too when the campaign says so: :func:`pooljudge.annotate.highlight.topic_terms`), the campaign's
+for the
+topic (set by an admin) and the annotator's own for the topic
+(:mod:`pooljudge.annotate.store.terms`).
 
 On the topic card an expander "Highlight terms" (closed by default; it remembers being opened)
 lists them and lets the annotator add a term (a text box in a form: Enter adds it and gives the
 keys back to the page; Esc leaves the box without adding, like any text field of the page, see
-:mod:`annotate.ui.keyboard`; keys typed into the box are text, never shortcuts) and remove their
+:mod:`pooljudge.annotate.ui.keyboard`; keys typed into the box are text, never shortcuts) and
+remove their
 own (a small button per term). Its contents are drawn only while it is open. A refused term
 stays in the box, with the reason above it.
 
@@ -23,13 +26,13 @@ import time
 from dataclasses import dataclass
 
 import streamlit as st
+from pooljudge.annotate import store
+from pooljudge.annotate.highlight import topic_terms
+from pooljudge.annotate.records import AnnotatorInfo, CampaignInfo, PairView
+from pooljudge.annotate.store import session_scope
+from pooljudge.annotate.ui.render import caption_html, md_escape
 from sqlalchemy import Engine
 
-from annotate import store
-from annotate.highlight import topic_terms
-from annotate.records import AnnotatorInfo, CampaignInfo, PairView
-from annotate.store import session_scope
-from annotate.ui.render import caption_html, md_escape
 from pooljudge.errors import InputError, StorageError
 
 __all__ = ["TERMS_EXPANDER", "TERMS_TITLE", "TERM_ADD", "TERM_FORM", "TERM_INPUT", "PairTerms",

@@ -6,12 +6,13 @@
 - Either opens the reason box under the buttons (:data:`PENDING` holds what it is for), with the
   focus in its text field. Enter saves: a blank text is refused with a message (the box stays
   open, nothing is stored); otherwise the page's own save (the label callback of
-  :mod:`annotate.ui.judge`) stores the label with its rationale, or the answer with status
+  :mod:`pooljudge.annotate.ui.judge`) stores the label with its rationale, or the answer with status
   ``cannot_judge`` and the text as its reason, then shows the next pair. Esc cancels: nothing
   is stored and the box closes. The comment box stays separate and is saved with the answer.
 
 The box never traps the keyboard: it is a form (Enter submits its first button, Save), and Esc,
-which the page's key script (:mod:`annotate.ui.keyboard`) turns into leaving the field, also
+which the page's key script (:mod:`pooljudge.annotate.ui.keyboard`) turns into leaving the field,
+also
 presses Cancel (this module's small script acts on Esc's key release). Every widget key embeds
 the pair id, and every callback checks that its pair is still the one displayed, so a press
 that arrives after the page moved on does nothing.
@@ -25,11 +26,10 @@ import time
 from collections.abc import Callable
 
 import streamlit as st
+from pooljudge.annotate.keymap import KeyMap
+from pooljudge.annotate.records import CampaignInfo, PairView
+from pooljudge.annotate.ui.render import caption_html
 from sqlalchemy import Engine
-
-from annotate.keymap import KeyMap
-from annotate.records import CampaignInfo, PairView
-from annotate.ui.render import caption_html
 
 __all__ = ["CANNOT_JUDGE", "PENDING", "Pending", "cancel_key", "cannot_judge_button",
            "cannot_judge_key", "on_rationale_label", "reason_box", "reason_key", "save_key"]
@@ -38,7 +38,7 @@ CANNOT_JUDGE = "I can't judge this"
 PENDING = "pj_verdict"            # session state: the Pending answer whose reason box is open
 NOTE = "pj_verdict_note"          # session state: why the last Save stored nothing
 FOCUS = "pj_verdict_focus"        # the reason box's focus script (an invisible element)
-_DISPLAYED = "pj_displayed"       # annotate.ui.judge.DISPLAYED: the pair id on screen
+_DISPLAYED = "pj_displayed"       # pooljudge.annotate.ui.judge.DISPLAYED: the pair id on screen
 
 # (engine, annotator id, view, label, version, *, rationale, status): the page's label callback.
 Save = Callable[..., None]

@@ -8,7 +8,8 @@ typed in a text field. What it cannot do is done by one small script, mounted wi
 - in any text field, Esc leaves the field (Streamlit then keeps its value, as on any blur), so
   the next key is a shortcut again; Enter in the comment box keeps the comment (Streamlit's
   own Enter) and then leaves the box;
-- elsewhere, a key of :meth:`annotate.keymap.KeyMap.page_keys` runs its action, and is kept
+- elsewhere, a key of :meth:`pooljudge.annotate.keymap.KeyMap.page_keys` runs its action, and is
+kept
   from Streamlit and from the browser (Space would otherwise press a focused button or scroll
   the page): ``comment`` focuses the comment box, ``legend`` toggles the legend (the class
   ``pj-legend-open`` on ``<body>``, so it survives reruns; Esc closes it too), the scrolling
@@ -28,9 +29,8 @@ from __future__ import annotations
 import functools
 
 import streamlit as st
-
-from annotate.keymap import KeyMap
-from annotate.ui.keys import KEYBOARD
+from pooljudge.annotate.keymap import KeyMap
+from pooljudge.annotate.ui.keys import KEYBOARD
 
 __all__ = ["LEGEND_OPEN", "mount_keyboard"]
 
@@ -70,7 +70,8 @@ const ACTIONS = {
   bottom: (doc) => doc && ((doc.scrollTop = doc.scrollHeight), true),
 };
 
-// The frame fills the screen below its top: --pj-frame-top (CSS, see annotate.ui.render) is
+// The frame fills the screen below its top: --pj-frame-top (CSS, see pooljudge.annotate.ui.render)
+is
 // the frame's top with every scroll undone, measured again whenever the page changes.
 function fit() {
   const doc = frame();

@@ -22,7 +22,7 @@ PEOPLE_FLASH = "pj_people_flash"  # (kind, message) of the last add or removal o
 
 # --- widget keys (fixed) ------------------------------------------------------------------------
 FORWARD = "forward"              # leave the earlier pairs, back to new ones
-KEYBOARD = "pj_keyboard"         # the judging page's key script (annotate.ui.keyboard)
+KEYBOARD = "pj_keyboard"         # the judging page's key script (pooljudge.annotate.ui.keyboard)
 CAMPAIGN_PICKER = "campaign_picker"
 CREATE_FORM = "create_form"
 CREATE_SUBMIT = "create_submit"

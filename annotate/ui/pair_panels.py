@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import streamlit as st
-
-from annotate.records import PairView
-from annotate.ui.passage import show_document
-from annotate.ui.render import caption_html, query_terms, text_html
+from pooljudge.annotate.records import PairView
+from pooljudge.annotate.ui.passage import show_document
+from pooljudge.annotate.ui.render import caption_html, query_terms, text_html
 
 __all__ = ["show_pair"]
 

@@ -1,8 +1,9 @@
 """The document frame of a pair, and of a passage shown inside its document.
 
 For a campaign of passages (``pooljudge init --units``) the pair's unit is a passage
-(:class:`annotate.records.PassageContext`): the frame shows its whole document, escaped and
-highlighted like any document (:mod:`annotate.ui.render`), with the passage wrapped in
+(:class:`pooljudge.annotate.records.PassageContext`): the frame shows its whole document, escaped
+and
+highlighted like any document (:mod:`pooljudge.annotate.ui.render`), with the passage wrapped in
 ``<mark class="pj-passage">``, under the caption "Judge the marked passage (chars start–end of
 document D)". The frame is scrolled so that the passage's start sits two lines below the
 frame's top when a new pair appears (a long document would otherwise open at its top, the
@@ -17,9 +18,8 @@ import functools
 from collections.abc import Iterable
 
 import streamlit as st
-
-from annotate.records import PairView
-from annotate.ui.render import PASSAGE_SCROLL, caption_html, document_html
+from pooljudge.annotate.records import PairView
+from pooljudge.annotate.ui.render import PASSAGE_SCROLL, caption_html, document_html
 
 __all__ = ["caption_panel_html", "document_panel_html", "frame_html", "passage_caption",
            "show_document"]
@@ -45,7 +45,7 @@ export default function (component) {
   clearInterval(state.timer);
   let tries = 0;
   // The frame's HTML may arrive after this script, and its height is set by the keyboard
-  // script (annotate.ui.keyboard) a frame later: place it, then again once sizes settle.
+  // script (pooljudge.annotate.ui.keyboard) a frame later: place it, then again once sizes settle.
   state.timer = setInterval(() => {
     tries += 1;
     const done = place(pair);

@@ -14,15 +14,15 @@ from collections.abc import Sequence
 from urllib.parse import urlsplit, urlunsplit
 
 import streamlit as st
+from pooljudge.annotate import store
+from pooljudge.annotate.links import DEFAULT_APP_URL, configured_address, login_link
+from pooljudge.annotate.records import ANNOTATOR_ROLES, AnnotatorInfo, CampaignInfo
+from pooljudge.annotate.store import session_scope
+from pooljudge.annotate.ui import guidelines, keys
+from pooljudge.annotate.ui.render import md_escape
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-from annotate import store
-from annotate.links import DEFAULT_APP_URL, configured_address, login_link
-from annotate.records import ANNOTATOR_ROLES, AnnotatorInfo, CampaignInfo
-from annotate.store import session_scope
-from annotate.ui import guidelines, keys
-from annotate.ui.render import md_escape
 from pooljudge.errors import InputError
 
 __all__ = ["Link", "add_people", "app_address", "parse_people", "render_people",

@@ -2,7 +2,8 @@
 
 Document and topic text come from whoever uploaded the collection, so they are treated as
 hostile; so are highlight terms (typed by admins and annotators). Matches are found on the
-*raw* text (:mod:`annotate.highlight`: stems, prefixes, phrases) and every piece is escaped on
+*raw* text (:mod:`pooljudge.annotate.highlight`: stems, prefixes, phrases) and every piece is
+escaped on
 its own with :func:`html.escape` (quotes included), so the only tags in the output are the ones
 built here (``div``, ``mark``) and a term such as ``amp`` can never split an entity like
 ``&amp;``.
@@ -16,9 +17,9 @@ import html
 import re
 from collections.abc import Iterable
 
-from annotate.highlight import spans, topic_terms
-from annotate.reflow import blocks, flowed
-from annotate.ui.keys import KEYBOARD
+from pooljudge.annotate.highlight import spans, topic_terms
+from pooljudge.annotate.reflow import blocks, flowed
+from pooljudge.annotate.ui.keys import KEYBOARD
 
 __all__ = [
     "ABOVE_FRAME", "JOINER", "PASSAGE_MARK", "PASSAGE_SCROLL", "STYLE", "body_html",
@@ -28,12 +29,13 @@ __all__ = [
 ]
 
 # The passage judged, inside its document (a campaign of passages): the only attributes are
-# ours, so the browser script (annotate.ui.passage) finds it and nothing in the text can fake it.
+# ours, so the browser script (pooljudge.annotate.ui.passage) finds it and nothing in the text can
+# fake it.
 PASSAGE_MARK = '<mark class="pj-passage">'
-# The key of the passage's scrolling script (annotate.ui.passage).
+# The key of the passage's scrolling script (pooljudge.annotate.ui.passage).
 PASSAGE_SCROLL = "pj_passage_scroll"
 # Where the document frame starts on the judging page until its script has measured it (see
-# annotate.ui.keyboard): the frame takes the rest of the screen, at least 14rem.
+# pooljudge.annotate.ui.keyboard): the frame takes the rest of the screen, at least 14rem.
 ABOVE_FRAME = "19rem"
 # CommonMark lets a backslash escape any ASCII punctuation; escaping all of it also disarms
 # Streamlit's own syntax ($ math, :color[...] directives).
@@ -48,7 +50,8 @@ _ARROW = re.compile(r"(?<!\S)(?:<->|->|<-|--|>=|<=|~=)(?!\S)")  # Streamlit's ty
 # One style block for the app: rendered once per page with st.html (styles only, no content).
 # The main area's padding is cut so the judging page fits a 1280x720 screen: buttons and the
 # document's start in view, the document scrolling in its own frame (as tall as the screen
-# allows, see annotate.ui.keyboard). A long unbroken line (``=====``) wraps inside the frame;
+# allows, see pooljudge.annotate.ui.keyboard). A long unbroken line (``=====``) wraps inside the
+# frame;
 # the document's id floats right of its title. The legend floats over the page while <body>
 # has the class ``pj-legend-open``; its and the key handler's slots take no room.
 STYLE = f"""<style>
@@ -112,14 +115,15 @@ def md_escape(text: str) -> str:
 
 def query_terms(*texts: str) -> tuple[str, ...]:
     """The highlight terms of a topic's ``texts``: its quoted phrases and its words minus stop
-    words and short words (:func:`annotate.highlight.topic_terms`)."""
+    words and short words (:func:`pooljudge.annotate.highlight.topic_terms`)."""
     return topic_terms(*texts)
 
 
 def highlight(text: str, terms: Iterable[str]) -> str:
     """``text`` escaped, with each span that ``terms`` mark wrapped in ``<mark>``.
 
-    Matching (:mod:`annotate.highlight`) is case-insensitive, by prefix from a word's start
+    Matching (:mod:`pooljudge.annotate.highlight`) is case-insensitive, by prefix from a word's
+    start
     (``format`` marks ``formatting``) or by stem (``parser`` marks ``parsing``); a term of
     several words marks them only side by side. Overlapping matches give one mark. With no
     terms the result is just the escaped text.
@@ -145,7 +149,7 @@ def _marked(text: str, marks: Iterable[tuple[int, int]], offset: int = 0) -> str
 
 def body_html(text: str, terms: Iterable[str], passage: tuple[int, int] | None = None) -> str:
     """A document's text escaped and highlighted, hard-wrapped prose flowing and preformatted
-    blocks verbatim in a box of their own that scrolls sideways (:mod:`annotate.reflow`).
+    blocks verbatim in a box of their own that scrolls sideways (:mod:`pooljudge.annotate.reflow`).
     Marks are found once on the raw text; flowing keeps every offset.
 
     ``passage`` (``start, end``: character offsets, ``0 <= start <= end <= len(text)``) is

@@ -1,7 +1,8 @@
 """The app's pages and the roles that see them: one table for the menu and the pages' checks.
 
 The router (``annotate/app.py``) offers a person only the pages whose roles include theirs, and
-every page script checks its own entry again (:func:`annotate.ui.session.require_page`), so a
+every page script checks its own entry again (:func:`pooljudge.annotate.ui.session.require_page`),
+so a
 page reached some other way still refuses the wrong role. Page files live in ``app_pages/``.
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from annotate.records import ANNOTATOR_ROLES
+from pooljudge.annotate.records import ANNOTATOR_ROLES
 
 __all__ = ["PAGES", "ROUTES", "Route", "home_route", "roles_of"]
 

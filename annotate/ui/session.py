@@ -3,19 +3,19 @@
 The token from the login link is kept in the browser session and checked against the store on
 every script run (one indexed lookup of its SHA-256 hash), so removing an annotator logs them out
 at their next click. A wrong or removed token yields no user and a clear message, nothing else.
-Every page starts with :func:`require_page`: a role its route (:mod:`annotate.ui.routes`) does
+Every page starts with :func:`require_page`: a role its route (:mod:`pooljudge.annotate.ui.routes`)
+does
 not allow sees a refusal and nothing else.
 """
 
 from __future__ import annotations
 
 import streamlit as st
+from pooljudge.annotate import store
+from pooljudge.annotate.records import AnnotatorInfo
+from pooljudge.annotate.store import database_url, open_engine, session_scope
+from pooljudge.annotate.ui import keys, routes
 from sqlalchemy import Engine
-
-from annotate import store
-from annotate.records import AnnotatorInfo
-from annotate.store import database_url, open_engine, session_scope
-from annotate.ui import keys, routes
 
 __all__ = ["engine", "login", "require_page", "require_role", "show_login_problem", "user"]
 
@@ -81,5 +81,5 @@ def require_role(*roles: str) -> AnnotatorInfo:
 
 def require_page(page_file: str) -> AnnotatorInfo:
     """:func:`require_role` with the roles of the page script ``page_file`` in
-    :data:`annotate.ui.routes.ROUTES` (pages pass their ``__file__``)."""
+    :data:`pooljudge.annotate.ui.routes.ROUTES` (pages pass their ``__file__``)."""
     return require_role(*sorted(routes.roles_of(page_file)))

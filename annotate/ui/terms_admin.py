@@ -5,19 +5,19 @@ a phrase) and Save, which replaces the topic's terms in one transaction (as ``po
 campaigns terms`` does for the topics of a file): a bad line (blank is skipped; too long,
 control characters, more than ``MAX_TERMS``) refuses the whole text and says which line.
 Annotators see the new terms within a minute (their page keeps a topic's terms that long, see
-:mod:`annotate.ui.judge_terms`); their own terms are theirs and not shown here.
+:mod:`pooljudge.annotate.ui.judge_terms`); their own terms are theirs and not shown here.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
+from pooljudge.annotate import store
+from pooljudge.annotate.records import CampaignInfo
+from pooljudge.annotate.store import session_scope
+from pooljudge.annotate.ui.render import md_escape
 from sqlalchemy import Engine
 
-from annotate import store
-from annotate.records import CampaignInfo
-from annotate.store import session_scope
-from annotate.ui.render import md_escape
 from pooljudge.errors import InputError, StorageError
 from pooljudge.formats.terms import MAX_TERM_LENGTH, MAX_TERMS, clean_term
 

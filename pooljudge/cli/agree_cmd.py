@@ -54,8 +54,8 @@ def register(subparsers: Subcommands) -> None:
 
 
 def _agree(args: argparse.Namespace) -> int:
-    from annotate.agreement import BootstrapSpec, agreement_report
-    from annotate.store import (
+    from pooljudge.annotate.agreement import BootstrapSpec, agreement_report
+    from pooljudge.annotate.store import (
         cannot_judge_answers,
         get_campaign,
         judgments_frame,
@@ -95,7 +95,7 @@ def _by_suggestion(frame: pd.DataFrame, shown: pd.DataFrame, scale, relevant: in
     A judgment without a row in ``shown`` (an automatic judge's) counts as without."""
     import pandas as pd
 
-    from annotate.agreement import agreement_report
+    from pooljudge.annotate.agreement import agreement_report
 
     seen = shown[shown["suggested"].notna()]
     if seen.empty:

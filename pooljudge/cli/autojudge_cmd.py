@@ -90,7 +90,7 @@ def register(subparsers: Subcommands) -> None:
 def _run(args: argparse.Namespace) -> int:
     if args.failures:
         return _list_failures(args)
-    from annotate.autojudge.prompt import PromptTemplate
+    from pooljudge.annotate.autojudge.prompt import PromptTemplate
 
     base_url, model = _endpoint(args)
     template = (PromptTemplate.from_file(args.prompt) if args.prompt
@@ -128,9 +128,9 @@ def _api_key(variable: str) -> str:
 def _judge(args, engine, *, base_url: str, model: str, template, api_key: str) -> int:
     import asyncio
 
-    from annotate.autojudge.client import Judge, Tally, make_client
-    from annotate.autojudge.retry import RetryPolicy
-    from annotate.autojudge.runner import Run, plan_run
+    from pooljudge.annotate.autojudge.client import Judge, Tally, make_client
+    from pooljudge.annotate.autojudge.retry import RetryPolicy
+    from pooljudge.annotate.autojudge.runner import Run, plan_run
 
     plan = plan_run(engine, campaign=args.campaign, name=args.name or model, pairs=args.pairs,
                     limit=args.limit)
@@ -155,7 +155,7 @@ def _judge(args, engine, *, base_url: str, model: str, template, api_key: str) -
 
 
 def _list_failures(args: argparse.Namespace) -> int:
-    from annotate.store import auto_failures, session_scope
+    from pooljudge.annotate.store import auto_failures, session_scope
 
     with open_database(args) as engine, session_scope(engine, readonly=True) as session:
         frame = auto_failures(session, campaign=args.campaign, name=args.name)

@@ -49,9 +49,9 @@ def register(subparsers: Subcommands) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from metrics.bias import group_by_prefix, leave_out
     from pooljudge.formats.groups import read_run_groups
     from pooljudge.formats.trec import read_qrels
+    from pooljudge.metrics.bias import group_by_prefix, leave_out
 
     if args.depth < 1:
         raise UsageError(f"--depth must be at least 1, got {args.depth}")

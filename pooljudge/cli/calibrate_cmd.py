@@ -8,7 +8,7 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from annotate.consensus_policies import DEFAULT_POLICY, DEFAULT_TIES, TIES
+from pooljudge.annotate.consensus_policies import DEFAULT_POLICY, DEFAULT_TIES, TIES
 from pooljudge.cli import Subcommands
 from pooljudge.cli.inputs import open_database
 from pooljudge.cli.options import (
@@ -101,9 +101,9 @@ def _add_judge(parser: argparse.ArgumentParser, *, required: bool) -> None:
 
 
 def _calibrate(args: argparse.Namespace) -> int:
-    from annotate.calibration import calibrate, label_sources, paired_labels
-    from annotate.consensus_policies import Policy
-    from annotate.store import (
+    from pooljudge.annotate.calibration import calibrate, label_sources, paired_labels
+    from pooljudge.annotate.consensus_policies import Policy
+    from pooljudge.annotate.store import (
         get_campaign,
         judgments_frame,
         session_scope,
@@ -132,7 +132,7 @@ def _calibrate(args: argparse.Namespace) -> int:
                             "human_policy": str(policy)})
     runs, ranks = None, None
     if args.runs:
-        from annotate.ppi import system_estimates
+        from pooljudge.annotate.ppi import system_estimates
 
         runs, ranks = system_estimates(human, auto, args.runs, args.measure, pool_sizes=sizes,
                                        confidence=args.confidence)
@@ -188,8 +188,8 @@ def _text(frame: pd.DataFrame) -> str:
 
 
 def _sample(args: argparse.Namespace) -> int:
-    from annotate.calibration import stratified_sample
-    from annotate.store import calibration_candidates, move_to_front, session_scope
+    from pooljudge.annotate.calibration import stratified_sample
+    from pooljudge.annotate.store import calibration_candidates, move_to_front, session_scope
 
     with open_database(args) as engine, session_scope(engine) as session:
         candidates = calibration_candidates(session, campaign=args.campaign, judge=args.automatic)
@@ -205,7 +205,7 @@ def _sample(args: argparse.Namespace) -> int:
 
 
 def _suggest(args: argparse.Namespace) -> int:
-    from annotate.store import session_scope, set_suggest_from
+    from pooljudge.annotate.store import session_scope, set_suggest_from
 
     with open_database(args) as engine, session_scope(engine) as session:
         set_suggest_from(session, campaign=args.campaign, name=None if args.off else args.judge)

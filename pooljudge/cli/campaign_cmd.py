@@ -8,10 +8,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from annotate.links import DEFAULT_APP_URL, URL_ENV, configured_address, login_link
-from annotate.records import ANNOTATOR_ROLES, ASSIGN_MODES, MAX_LABELS
-from pooling.orders import JUDGING_ORDERS
-from pooling.strategies import REGISTRY
+from pooljudge.annotate.links import DEFAULT_APP_URL, URL_ENV, configured_address, login_link
+from pooljudge.annotate.records import ANNOTATOR_ROLES, ASSIGN_MODES, MAX_LABELS
 from pooljudge.cli import Subcommands
 from pooljudge.cli.datasets import add_dataset_option, check_collection, collection
 from pooljudge.cli.init_inputs import (
@@ -28,6 +26,8 @@ from pooljudge.cli.options import MAX_DEPTH, MAX_OVERLAP, add_db_option, positiv
 from pooljudge.cli.output import print_frame
 from pooljudge.errors import InputError
 from pooljudge.formats.files import read_text
+from pooljudge.pooling.orders import JUDGING_ORDERS
+from pooljudge.pooling.strategies import REGISTRY
 
 if TYPE_CHECKING:
 
@@ -49,7 +49,7 @@ def register(subparsers: Subcommands) -> None:
 def parse_scale(spec: str):
     """``--scale``: ``binary``, ``LO-HI`` (e.g. ``0-3``) or a JSON file of labels, as a
     LabelScale of at most ``MAX_LABELS`` labels, counted before any label is built."""
-    from annotate.records import LabelScale
+    from pooljudge.annotate.records import LabelScale
 
     if spec == "binary":
         return LabelScale.binary()
@@ -68,8 +68,8 @@ def parse_scale(spec: str):
 
 
 def _judging_order(text: str) -> str:
-    """``--order`` in its canonical form (see pooling.orders.canonical_order)."""
-    from pooling.orders import canonical_order
+    """``--order`` in its canonical form (see pooljudge.pooling.orders.canonical_order)."""
+    from pooljudge.pooling.orders import canonical_order
 
     try:
         return canonical_order(text)
@@ -144,10 +144,10 @@ def _register_init(subparsers: Subcommands) -> None:
 
 
 def _init(args: argparse.Namespace) -> int:
-    """Read the files, then :mod:`annotate.campaigns` checks them (before any database is
+    """Read the files, then :mod:`pooljudge.annotate.campaigns` checks them (before any database is
     opened) and stores the campaign."""
-    from annotate.campaigns import CampaignSettings, plan_campaign, store_campaign
-    from annotate.store import split_sample
+    from pooljudge.annotate.campaigns import CampaignSettings, plan_campaign, store_campaign
+    from pooljudge.annotate.store import split_sample
     from pooljudge.formats.trec import read_pool
 
     order = judging_order_of(args)
@@ -207,7 +207,7 @@ def _register_annotators(subparsers: Subcommands) -> None:
 
 
 def _annotators_add(args: argparse.Namespace) -> int:
-    from annotate.store import add_annotator, session_scope
+    from pooljudge.annotate.store import add_annotator, session_scope
 
     role = "admin" if args.admin else args.role
     with open_database(args) as engine, session_scope(engine) as session:
@@ -217,7 +217,7 @@ def _annotators_add(args: argparse.Namespace) -> int:
 
 
 def _annotators_list(args: argparse.Namespace) -> int:
-    from annotate.store import list_annotators, session_scope
+    from pooljudge.annotate.store import list_annotators, session_scope
 
     with open_database(args) as engine, session_scope(engine, readonly=True) as session:
         frame = list_annotators(session, campaign=args.campaign, include_removed=args.all)
@@ -226,7 +226,7 @@ def _annotators_list(args: argparse.Namespace) -> int:
 
 
 def _annotators_remove(args: argparse.Namespace) -> int:
-    from annotate.store import remove_annotator, session_scope
+    from pooljudge.annotate.store import remove_annotator, session_scope
 
     with open_database(args) as engine, session_scope(engine) as session:
         remove_annotator(session, campaign=args.campaign, name=args.name)
@@ -281,7 +281,7 @@ def _file_action(actions, name: str, handler, summary: str, description: str,
 def _campaigns_list(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from annotate.store import campaign_summary, list_campaigns, session_scope
+    from pooljudge.annotate.store import campaign_summary, list_campaigns, session_scope
 
     with open_database(args) as engine, session_scope(engine, readonly=True) as session:
         rows = [campaign_summary(session, campaign=c.name) for c in list_campaigns(session)]
@@ -294,7 +294,7 @@ def _campaigns_list(args: argparse.Namespace) -> int:
 
 
 def _campaigns_show(args: argparse.Namespace) -> int:
-    from annotate.store import campaign_summary, progress, session_scope
+    from pooljudge.annotate.store import campaign_summary, progress, session_scope
 
     with open_database(args) as engine, session_scope(engine, readonly=True) as session:
         summary = campaign_summary(session, campaign=args.campaign)
@@ -309,8 +309,9 @@ def _campaigns_show(args: argparse.Namespace) -> int:
 
 
 def _campaigns_check(args: argparse.Namespace) -> int:
-    """Print each broken invariant (:func:`annotate.store.consistency_problems`); 1 if any."""
-    from annotate.store import consistency_problems, session_scope
+    """Print each broken invariant
+    (:func:`pooljudge.annotate.store.consistency_problems`); 1 if any."""
+    from pooljudge.annotate.store import consistency_problems, session_scope
 
     with open_database(args) as engine, session_scope(engine, readonly=True) as session:
         problems = consistency_problems(session, campaign=args.campaign)
@@ -327,7 +328,7 @@ def _campaigns_check(args: argparse.Namespace) -> int:
 def _campaigns_terms(args: argparse.Namespace) -> int:
     """Replace the terms of the file's topics, all or nothing; an unknown topic names its
     first line."""
-    from annotate.store import UnknownTopic, session_scope, set_topic_terms
+    from pooljudge.annotate.store import UnknownTopic, session_scope, set_topic_terms
     from pooljudge.formats.terms import read_topic_terms
 
     frame = read_topic_terms(args.file)
@@ -344,7 +345,7 @@ def _campaigns_terms(args: argparse.Namespace) -> int:
 
 def _campaigns_guidelines(args: argparse.Namespace) -> int:
     """Store FILE as the campaign's guidelines; say whether they changed."""
-    from annotate.store import get_campaign, session_scope, set_guidelines
+    from pooljudge.annotate.store import get_campaign, session_scope, set_guidelines
 
     text = read_text(args.file, "guidelines")
     with open_database(args) as engine, session_scope(engine) as session:

@@ -53,9 +53,9 @@ def register(subparsers: Subcommands) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from metrics.compare import compare, compare_groups
-    from metrics.evaluate import load_qrels, score, tidy
     from pooljudge.formats.groups import read_topic_groups
+    from pooljudge.metrics.compare import compare, compare_groups
+    from pooljudge.metrics.evaluate import load_qrels, score, tidy
 
     if args.resamples < 1:
         raise UsageError(f"--resamples must be at least 1, got {args.resamples}")

@@ -42,8 +42,8 @@ def register(subparsers: Subcommands) -> None:
 def run(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from metrics.correlate import correlate, ordering, swapped_pairs
-    from metrics.evaluate import load_qrels, score, tidy
+    from pooljudge.metrics.correlate import correlate, ordering, swapped_pairs
+    from pooljudge.metrics.evaluate import load_qrels, score, tidy
 
     measures = measures_from(args)
     qrels_a, qrels_b = load_qrels(args.qrels_a), load_qrels(args.qrels_b)

@@ -36,9 +36,9 @@ def prepare_demo(folder: Path) -> tuple[str, list]:
     The database is created under a temporary name and renamed when complete, so an interrupted
     first run leaves nothing half-built behind.
     """
-    from annotate.demo.build import build_collection, write_collection
-    from annotate.demo.campaign import create_demo_campaign, read_links
-    from annotate.store import open_engine
+    from pooljudge.annotate.demo.build import build_collection, write_collection
+    from pooljudge.annotate.demo.campaign import create_demo_campaign, read_links
+    from pooljudge.annotate.store import open_engine
 
     database, links = folder / "demo.db", folder / "links.tsv"
     if database.exists() and links.exists():

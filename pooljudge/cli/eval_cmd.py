@@ -31,8 +31,8 @@ ERROR_COLUMNS = ("se", "ci_low", "ci_high")
 if TYPE_CHECKING:
     import pandas as pd
 
-    from metrics.evaluate import RunResult
-    from metrics.join import Qrels
+    from pooljudge.metrics.evaluate import RunResult
+    from pooljudge.metrics.join import Qrels
 
 HELP = "evaluate runs against qrels (trec_eval -c numbers, unjudged rates beside them)"
 TABLE_COVERAGE = "Unjudged@10"
@@ -70,7 +70,7 @@ def register(subparsers: Subcommands) -> None:
                              "linearisation (Hajek's variance of each judged document's "
                              "delete-one influence, less the second-order surplus its pairs "
                              "measure) or by a seeded bootstrap within strata "
-                             "(default: each estimator's own, metrics.uncertainty)")
+                             "(default: each estimator's own, pooljudge.metrics.uncertainty)")
     add_units_options(parser, "the level of the qrels")
     add_compat_option(parser)
     add_format_option(parser, "table (default): means per run; tsv: run topic measure value. "
@@ -83,9 +83,9 @@ def register(subparsers: Subcommands) -> None:
 
 def run(args: argparse.Namespace) -> int:
     with _lean_start():
-        from metrics.estimators import check_prels
-        from metrics.evaluate import parse_all, score_all
-        from metrics.returned import cutoffs, num_ret, with_counts
+        from pooljudge.metrics.estimators import check_prels
+        from pooljudge.metrics.evaluate import parse_all, score_all
+        from pooljudge.metrics.returned import cutoffs, num_ret, with_counts
 
     measures = measures_from(args)
     check_prels(measures, args.prels is not None)
@@ -167,7 +167,7 @@ def _lean_start() -> Iterator[None]:
 
 def _shown(measures: Sequence) -> list[str]:
     """The measures asked for, then the counts (NumRet, short@k) beside them."""
-    from metrics.returned import count_names
+    from pooljudge.metrics.returned import count_names
 
     return [*(str(m) for m in measures), *count_names(measures)]
 
@@ -190,10 +190,10 @@ def _score_units(args: argparse.Namespace, source: object, measures: Sequence,
                  seen: Callable[[RunResult], None]) -> tuple[Qrels, list[RunResult], str]:
     """Qrels and runs moved to the level asked for (:mod:`pooljudge.cli.units_inputs`), each
     run read whole, then scored like any run; also the level."""
-    from metrics.evaluate import load_qrels, score
     from pooljudge.cli.inputs import read_runs
     from pooljudge.cli.units_inputs import load_units, qrels_at, run_at
     from pooljudge.formats.trec import read_qrels
+    from pooljudge.metrics.evaluate import load_qrels, score
 
     units = load_units(args, "eval")
     named = isinstance(source, str)
@@ -233,8 +233,8 @@ def _warn_about(result, measures: Sequence) -> None:
 
 def _automatic(args: argparse.Namespace) -> list[RunResult]:
     """Per run, P@10 against the provenance's automatic-line marks: Automatic@10."""
-    from annotate.ppi import AUTOMATIC_AT, automatic_qrels
-    from metrics.evaluate import parse_all, score_all
+    from pooljudge.annotate.ppi import AUTOMATIC_AT, automatic_qrels
+    from pooljudge.metrics.evaluate import parse_all, score_all
 
     marks = automatic_qrels(args.provenance)
     return score_all(marks, args.runs, parse_all([f"P@{AUTOMATIC_AT}"]),
@@ -248,7 +248,7 @@ def _render(results: Sequence[RunResult], fmt: str, shown: list[str], per_topic:
     ``level`` (with --units) is named in the table's legend."""
     if automatic is not None and fmt != "table":
         results = [*results, *_renamed(automatic)]
-    from metrics.evaluate import tidy
+    from pooljudge.metrics.evaluate import tidy
 
     if any(result.errors for result in results):
         if fmt != "table":
@@ -271,8 +271,8 @@ def _render(results: Sequence[RunResult], fmt: str, shown: list[str], per_topic:
     if automatic is not None:
         results = [*results, *_renamed(automatic)]
         return _table(tidy(results, per_topic=per_topic), shown, True, level)
-    from metrics.returned import NUM_RET
     from pooljudge.cli.eval_table import table_text
+    from pooljudge.metrics.returned import NUM_RET
 
     counts = [m for m in shown if m == NUM_RET or m.startswith("short@")]
     text = table_text(results, shown, counts, (TABLE_COVERAGE, "unjudged@10"), per_topic)
@@ -299,7 +299,7 @@ def _errors_text(results: Sequence[RunResult], fmt: str, shown: list[str], per_t
                  ) -> str:
     """--se tsv/json: rows ``run topic measure value se ci_low ci_high`` in tidy's order, from
     the results' arrays (no pandas); NaN is an empty tsv field, null in json."""
-    from metrics.uncertainty import error_columns
+    from pooljudge.metrics.uncertainty import error_columns
 
     wanted = set(shown)
     rows = []
@@ -343,9 +343,9 @@ class _Automatic:
 
 
 def _rows(results: Sequence[RunResult], per_topic: bool) -> Iterator[tuple[str, str, str, float]]:
-    """(run, topic, measure, value) in :func:`metrics.evaluate.tidy`'s order: per run, its
+    """(run, topic, measure, value) in :func:`pooljudge.metrics.evaluate.tidy`'s order: per run, its
     topics (with ``per_topic``), then the summary rows (topic ``all``)."""
-    from metrics.evaluate import ALL_TOPICS
+    from pooljudge.metrics.evaluate import ALL_TOPICS
 
     for result in results:
         names = [str(m) for m in result.values]
@@ -363,7 +363,7 @@ def _table(frame: pd.DataFrame, shown: list[str], automatic: bool = False,
     """Means per run (and per topic with --per-topic), the counts (NumRet, short@k) as
     integers, the unjudged share of the top 10 (and, with ``automatic``, the automatically
     labelled share beside it)."""
-    from metrics.returned import NUM_RET
+    from pooljudge.metrics.returned import NUM_RET
 
     wide = frame.pivot_table(index=["run", "topic"], columns="measure", values="value",
                              sort=False)
@@ -391,7 +391,7 @@ def _with_legend(text: str, automatic: bool, level: str | None) -> str:
         legend += ("; automatic@10 = share of the top 10 labelled by the automatic judge "
                    "(from the provenance)")
     if level is not None:
-        from metrics.units import LEVEL_NAMES
+        from pooljudge.metrics.units import LEVEL_NAMES
 
         legend += f"; evaluated at {LEVEL_NAMES[level]} level (--units)"
     return f"{text}\n{legend}\n"

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from metrics.evaluate import RunResult
+    from pooljudge.metrics.evaluate import RunResult
 
 __all__ = ["table_text"]
 
@@ -34,7 +34,7 @@ def table_text(results: Sequence[RunResult], shown: Sequence[str], counts: Seque
     """The table (without a final line break) of ``shown`` measures, ``counts`` among them as
     integers, then ``coverage`` = (measure, column header) appended as the last column; None
     where the caller must build it with pandas (module docstring)."""
-    from metrics.evaluate import ALL_TOPICS
+    from pooljudge.metrics.evaluate import ALL_TOPICS
 
     if not results:
         return None

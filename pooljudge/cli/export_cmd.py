@@ -9,7 +9,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, NamedTuple
 
-from annotate.consensus_policies import (
+from pooljudge.annotate.consensus_policies import (
     DEFAULT_POLICY,
     DEFAULT_TIES,
     POLICY_HELP,
@@ -121,7 +121,7 @@ def _load(args: argparse.Namespace) -> _Loaded:
     campaign's pooled pairs, read in one transaction."""
     import pandas as pd
 
-    from annotate.store import (
+    from pooljudge.annotate.store import (
         cannot_judge_answers,
         get_campaign,
         judgments_frame,
@@ -143,9 +143,9 @@ def _load(args: argparse.Namespace) -> _Loaded:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from annotate.campaigns import sampled_export
-    from annotate.consensus import consensus_qrels
-    from annotate.consensus_policies import Policy
+    from pooljudge.annotate.campaigns import sampled_export
+    from pooljudge.annotate.consensus import consensus_qrels
+    from pooljudge.annotate.consensus_policies import Policy
     from pooljudge.formats.trec import write_prels, write_qrels
 
     policy = Policy.parse(args.policy, ties=args.ties, binarize=args.binarize)
@@ -265,7 +265,7 @@ def _check_target(option: str, target: str | None) -> None:
 
 
 def _list_queue(args: argparse.Namespace) -> int:
-    from annotate.consensus import adjudication_queue, disagreements
+    from pooljudge.annotate.consensus import adjudication_queue, disagreements
 
     frame, scale, *_ = _load(args)
     if args.all:

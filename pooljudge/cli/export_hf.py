@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     import pandas as pd
     from sqlalchemy.orm import Session
 
-    from annotate.consensus_policies import Policy
+    from pooljudge.annotate.consensus_policies import Policy
 
 __all__ = ["JUDGMENT_COLUMNS", "export_hf"]
 
@@ -53,8 +53,8 @@ class _Campaign(NamedTuple):
 
 def export_hf(args: argparse.Namespace, policy: Policy) -> int:
     """Check the options and the target, read the campaign, decide the qrels, write DIR."""
-    from annotate.campaigns import sampled_export
-    from annotate.consensus import consensus_qrels
+    from pooljudge.annotate.campaigns import sampled_export
+    from pooljudge.annotate.consensus import consensus_qrels
     from pooljudge.formats.hf import CardFacts, check_hf_target, write_hf_dataset
 
     _check_options(args)
@@ -98,7 +98,7 @@ def _check_options(args: argparse.Namespace) -> None:
 
 def _load(args: argparse.Namespace) -> _Campaign:
     """Everything the dataset holds, read in one transaction."""
-    from annotate.store import (
+    from pooljudge.annotate.store import (
         campaign_summary,
         cannot_judge_answers,
         get_campaign,
@@ -122,7 +122,7 @@ def _topics(session: Session, campaign: str, count: int) -> pd.DataFrame:
     read in queue order a batch at a time until every topic was seen."""
     import pandas as pd
 
-    from annotate.store import pair_views, pairs_for_judge
+    from pooljudge.annotate.store import pair_views, pairs_for_judge
 
     pair_ids, _ = pairs_for_judge(session, campaign=campaign, annotator_id=None)
     seen: dict[str, tuple[str, str, str, str]] = {}
@@ -153,9 +153,9 @@ def _counts(campaign: _Campaign, judged: int) -> dict[str, int]:
 
 def _agreement(campaign: _Campaign) -> dict[str, float | None]:
     """Fleiss' kappa and Krippendorff's alpha over the pairs two or more annotators labelled
-    (:func:`annotate.agreement.overall_agreement`); empty when no pair was."""
-    from annotate.agreement import overall_agreement
-    from annotate.judgment_codes import code_judgments
+    (:func:`pooljudge.annotate.agreement.overall_agreement`); empty when no pair was."""
+    from pooljudge.annotate.agreement import overall_agreement
+    from pooljudge.annotate.judgment_codes import code_judgments
 
     labels = campaign.judgments[["annotator", "topic", "doc", "label", "kind"]]
     overall = overall_agreement(code_judgments(labels, campaign.scale))

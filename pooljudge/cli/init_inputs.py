@@ -13,8 +13,8 @@ if TYPE_CHECKING:
 
     import pandas as pd
 
-    from annotate.keymap import KeyMap
-    from annotate.records import LabelScale
+    from pooljudge.annotate.keymap import KeyMap
+    from pooljudge.annotate.records import LabelScale
 
 __all__ = ["check_rationale", "judging_order_of", "keymap_of", "label_list", "parents_of",
            "read_units_of", "runs_of"]
@@ -43,7 +43,7 @@ def keymap_of(path: str | None, scale: LabelScale) -> KeyMap | None:
     the clash, unknown action or key); None without the option."""
     if path is None:
         return None
-    from annotate.keymap import KeyMap
+    from pooljudge.annotate.keymap import KeyMap
 
     return KeyMap.from_json(path, labels=scale.values)
 
@@ -51,7 +51,7 @@ def keymap_of(path: str | None, scale: LabelScale) -> KeyMap | None:
 def judging_order_of(args: argparse.Namespace) -> str:
     """The canonical ``--order``; an adaptive one, or ``--depth``, without ``--runs`` is a usage
     error."""
-    from pooling.orders import adaptive_spec
+    from pooljudge.pooling.orders import adaptive_spec
 
     order = args.order
     if adaptive_spec(order) is not None and not args.runs:
@@ -90,7 +90,7 @@ def read_units_of(path: str | None) -> pd.DataFrame | None:
 
 def parents_of(pool: pd.DataFrame, units: pd.DataFrame) -> pd.DataFrame:
     """The pool with each chunk replaced by its document (a chunk the map lacks kept as it is,
-    for :func:`annotate.campaigns.plan_campaign` to name): what ``--dataset`` fetches."""
+    for :func:`pooljudge.annotate.campaigns.plan_campaign` to name): what ``--dataset`` fetches."""
     parent = units.assign(chunk=units["chunk"].astype(str)).set_index("chunk")["doc"]
     chunks = pool["doc"].astype(str)
     return pool.assign(doc=chunks.map(parent).fillna(chunks))

@@ -27,7 +27,8 @@ def read_runs(
     them all; iterating holds at most ``2 * workers`` at once (``pool``'s flat memory).
 
     With ``depth`` each thread cuts its run to the rows that can reach the top ``depth``
-    (:func:`pooling.pool.top_candidates`), after checking the whole file. Raises UsageError
+    (:func:`pooljudge.pooling.pool.top_candidates`), after checking the whole file. Raises
+    UsageError
     when two paths share a run name (before reading any), InputError (``path:line``) for a bad
     run: the first bad one in path order, after the reads still running have ended and those
     not started have been cancelled.
@@ -72,7 +73,7 @@ def _read_one(path: str, depth: int | None) -> RunColumns:
     run = read_run_columns(path)
     if depth is None:
         return run
-    from pooling.pool import top_candidates
+    from pooljudge.pooling.pool import top_candidates
 
     return top_candidates(run, depth)
 
@@ -88,7 +89,7 @@ def _finish(pending: deque, bar) -> tuple[str, RunColumns]:
 def open_database(args: argparse.Namespace, *, create: bool = False) -> Iterator:
     """The migrated engine for ``args.db``, disposed on exit. Only with ``create`` (commands
     that make a campaign) is a missing SQLite database created; otherwise it is a UsageError."""
-    from annotate.store import open_engine
+    from pooljudge.annotate.store import open_engine
 
     engine = open_engine(args.db, create=create)
     try:

@@ -60,7 +60,7 @@ def read_judgments(path: str, *, as_name: str | None = None) -> tuple[pd.DataFra
     TSV or CSV with a header, JSONL, or (with ``as_name``) TREC qrels ``topic 0 doc label``.
     Blank lines are skipped. Refused with ``path:line``: a header (or a JSON object) with a
     column twice, an unknown column or a required one missing (see
-    :func:`annotate.store.check_columns`); a row with more or fewer fields than the
+    :func:`pooljudge.annotate.store.check_columns`); a row with more or fewer fields than the
     header; a JSON value that is not a string, a number or null.
     """
     if as_name is not None:
@@ -81,7 +81,7 @@ def _read_table(text: str, path: str) -> tuple[pd.DataFrame, np.ndarray]:
     import numpy as np
     import pandas as pd
 
-    from annotate.store import check_columns
+    from pooljudge.annotate.store import check_columns
 
     sep = "\t" if "\t" in text.splitlines()[0] else ","
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep, strict=True)
@@ -116,7 +116,7 @@ def _read_jsonl(text: str, path: str) -> tuple[pd.DataFrame, np.ndarray]:
     import numpy as np
     import pandas as pd
 
-    from annotate.store import check_columns
+    from pooljudge.annotate.store import check_columns
 
     rows, lines = [], []
     for number, record in jsonl_objects(text, path):
@@ -147,7 +147,7 @@ def _data_line_numbers(raw: bytes) -> np.ndarray:
 
 
 def _import(args: argparse.Namespace) -> int:
-    from annotate.store import import_judgments, session_scope
+    from pooljudge.annotate.store import import_judgments, session_scope
 
     frame, lines = read_judgments(args.file, as_name=args.as_name)
     sources = [*args.new_annotator, *([args.as_name] if args.as_name else [])]
@@ -162,7 +162,7 @@ def _import(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from annotate.store import judgments_frame, session_scope
+    from pooljudge.annotate.store import judgments_frame, session_scope
 
     if args.output != "-" and not args.output.strip():
         raise UsageError("-o needs a file name")

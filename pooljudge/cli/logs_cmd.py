@@ -121,14 +121,6 @@ def _read(args: argparse.Namespace) -> Logs:
 
 
 def _import(args: argparse.Namespace) -> int:
-    from metrics.latency import latency_table
-    from metrics.logs import (
-        LogIndex,
-        log_runs,
-        log_topics,
-        select_queries,
-        topic_groups,
-    )
     from pooljudge.formats.log_files import (
         make_folder,
         output_folder,
@@ -139,6 +131,14 @@ def _import(args: argparse.Namespace) -> int:
         write_topic_groups,
     )
     from pooljudge.heap import release_freed_memory
+    from pooljudge.metrics.latency import latency_table
+    from pooljudge.metrics.logs import (
+        LogIndex,
+        log_runs,
+        log_topics,
+        select_queries,
+        topic_groups,
+    )
 
     out = args.out or _default_folder(args.file)
     ids = read_id_list(args.queries) if args.queries else None
@@ -210,9 +210,9 @@ def _flattened_warnings(command: str, titles: int, groups: int) -> None:
 
 
 def _sample(args: argparse.Namespace) -> int:
-    from metrics.logs import LogIndex, log_topics, query_strata
-    from pooling.query_sample import sample_queries
     from pooljudge.formats.log_files import write_id_list, write_log_topics
+    from pooljudge.metrics.logs import LogIndex, log_topics, query_strata
+    from pooljudge.pooling.query_sample import sample_queries
 
     logs = _read(args)
     index = LogIndex.of(logs)

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from pooljudge.errors import InputError, UsageError
 
 if TYPE_CHECKING:
-    from metrics.registry import Measure
+    from pooljudge.metrics.registry import Measure
 
 __all__ = [
     "MAX_COUNT",
@@ -168,7 +168,7 @@ def add_measure_option(parser: argparse.ArgumentParser, default: Sequence[str]) 
 def measures_from(args: argparse.Namespace) -> list[Measure]:
     """The measures of ``-m/--measure`` (else the defaults), duplicates dropped; UsageError
     ``-m/--measure: reason`` for an unknown name."""
-    from metrics.evaluate import parse_all
+    from pooljudge.metrics.evaluate import parse_all
 
     names = [n for text in (args.measures or args.default_measures) for n in text.split()]
     try:
@@ -179,8 +179,9 @@ def measures_from(args: argparse.Namespace) -> list[Measure]:
 
 def add_compat_option(parser: argparse.ArgumentParser) -> None:
     """``--compat 9|10``: the trec_eval release whose numbers are reproduced (``args.compat``,
-    default "10"; see :mod:`metrics.compat`)."""
-    # metrics.compat.COMPATS, written out: importing metrics here would load numpy at start-up
+    default "10"; see :mod:`pooljudge.metrics.compat`)."""
+    # pooljudge.metrics.compat.COMPATS, written out: importing metrics here would load numpy at
+    # start-up
     parser.add_argument("--compat", choices=("9", "10"), default="10",
                         help="10 (default): trec_eval 10.0 numbers; 9: trec_eval 9.0.8 / "
                              "pytrec_eval (single-precision scores, (long)(x*R + 0.9) "

@@ -54,8 +54,8 @@ def records(frame: pd.DataFrame) -> list[dict]:
 def group_text(command: str, results: Sequence, groups: pd.DataFrame, fmt: str) -> str:
     """Means per topic group of scored runs (``run group measure topics value``), rendered;
     warnings about ungrouped or unevaluated topics go to standard error."""
-    from metrics.evaluate import tidy
-    from metrics.groups import group_means
+    from pooljudge.metrics.evaluate import tidy
+    from pooljudge.metrics.groups import group_means
 
     table, warnings = group_means(tidy(results, per_topic=True), groups)
     for message in warnings:

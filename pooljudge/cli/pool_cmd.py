@@ -17,7 +17,8 @@ atomically to ``-o`` (standard output by default). ``--stats`` prints pool size 
 run's contribution and unique documents, and run-to-run overlap (to standard error when the pool
 itself goes to standard output).
 
-With ``--sample`` (:mod:`pooling.sampling`) the file lists every pair of the depth-k pool with
+With ``--sample`` (:mod:`pooljudge.pooling.sampling`) the file lists every pair of the depth-k pool
+with
 ``stratum inclusion sampled`` after ``runs``: the sampled pairs first (order 1..n in the
 ``--strategy`` order, a static one), then the others. ``--budget`` is then the number of
 sampled pairs over all topics; ``--depth`` is the depth of a design that names none (it must
@@ -34,7 +35,8 @@ every run ranks chunks, else doc. ``--exclude`` qrels are moved to the same leve
 read whole (a document's place depends on all its chunks).
 
 ``pool simulate`` with ``--sample`` compares sampling designs on complete qrels
-(:mod:`metrics.design_simulation`): per design × budget (N pairs or P% of the depth-k pool; the
+(:mod:`pooljudge.metrics.design_simulation`): per design × budget (N pairs or P% of the depth-k
+pool; the
 design's own rates without ``--budget``), R seeded draws are judged from the qrels and every
 run is estimated (``-m``, default statAP xinfAP statPrec@10); it reports per run the bias and
 RMSE against the exact measure, and Kendall's tau and tau_AP of the system rankings.
@@ -47,7 +49,6 @@ import sys
 import textwrap
 from collections.abc import Sequence
 
-from pooling.strategies import DEFAULT_STRATEGY, REGISTRY
 from pooljudge.cli import Subcommands
 from pooljudge.cli.datasets import add_dataset_option, dataset_qrels, refuse_both
 from pooljudge.cli.inputs import read_runs
@@ -65,6 +66,7 @@ from pooljudge.cli.output import warn
 from pooljudge.cli.simulate_cmd import budget_option, simulate_designs_cmd
 from pooljudge.errors import UsageError
 from pooljudge.formats.files import atomic_writer
+from pooljudge.pooling.strategies import DEFAULT_STRATEGY, REGISTRY
 
 __all__ = ["register"]
 
@@ -177,7 +179,7 @@ def _check_common(args: argparse.Namespace) -> None:
 
 
 def _specs(args: argparse.Namespace, default: Sequence[str]):
-    from pooling.strategies import parse_strategy
+    from pooljudge.pooling.strategies import parse_strategy
 
     return [parse_strategy(s, source="--strategy") for s in (args.strategy or default)]
 
@@ -191,11 +193,11 @@ def _refuse(args: argparse.Namespace, mode: str, options: dict[str, bool]) -> No
 def _pool(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from pooling import build_pool, make_policy
-    from pooling.pool import budget_rows, pool_table
-    from pooling.static_orders import static_order
-    from pooling.strategies import is_adaptive
     from pooljudge.formats.trec import write_pool
+    from pooljudge.pooling import build_pool, make_policy
+    from pooljudge.pooling.pool import budget_rows, pool_table
+    from pooljudge.pooling.static_orders import static_order
+    from pooljudge.pooling.strategies import is_adaptive
 
     _check_common(args)
     _refuse(args, "pool (it is a simulate option)", {
@@ -230,12 +232,12 @@ def _pool(args: argparse.Namespace) -> int:
 
 
 def _sample(args: argparse.Namespace) -> int:
-    from pooling import build_pool
-    from pooling.sampling import parse_design, sample_table, stratum_summary
-    from pooling.static_orders import static_order
-    from pooling.strategies import is_adaptive
     from pooljudge.formats.columnar import numpy_of
     from pooljudge.formats.trec import write_pool
+    from pooljudge.pooling import build_pool
+    from pooljudge.pooling.sampling import parse_design, sample_table, stratum_summary
+    from pooljudge.pooling.static_orders import static_order
+    from pooljudge.pooling.strategies import is_adaptive
 
     _check_common(args)
     _refuse(args, "pool --sample (it is a simulate option)", {
@@ -298,7 +300,7 @@ def _pool_inputs(args: argparse.Namespace, depth: int):
 
 
 def _print_stats(pool, stream) -> None:
-    from pooling.stats import run_contributions, run_overlap, topic_sizes
+    from pooljudge.pooling.stats import run_contributions, run_overlap, topic_sizes
 
     sizes = topic_sizes(pool)
     print(f"pool: {len(pool.pairs)} pairs, {len(sizes)} topics, depth {pool.depth}",
@@ -312,8 +314,8 @@ def _print_stats(pool, stream) -> None:
 
 
 def _simulate(args: argparse.Namespace) -> int:
-    from pooling import build_pool, simulate, summary
     from pooljudge.formats.trec import read_qrels
+    from pooljudge.pooling import build_pool, simulate, summary
 
     _check_common(args)
     _refuse(args, "pool simulate", {

@@ -41,10 +41,10 @@ from pooljudge.errors import UsageError
 if TYPE_CHECKING:
     import pandas as pd
 
-    from metrics.report import ReportData
-    from metrics.report_groups import GroupReport
-    from metrics.units import Units
     from pooljudge.formats.trec import RunColumns
+    from pooljudge.metrics.report import ReportData
+    from pooljudge.metrics.report_groups import GroupReport
+    from pooljudge.metrics.units import Units
 
 HELP = "write a self-contained HTML evaluation report (scores, unjudged rates, bias, curves)"
 
@@ -83,8 +83,8 @@ def register(subparsers: Subcommands) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from metrics.report import collect
     from pooljudge.cli.units_inputs import load_units
+    from pooljudge.metrics.report import collect
 
     if args.pool_depth is not None and args.pool_depth < 1:
         raise UsageError(f"--pool-depth must be at least 1, got {args.pool_depth}")
@@ -115,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
         data = _by_level(args, units, qrels, runs, measures, meta, options)
     grouped = None
     if groups is not None:
-        from metrics.report_groups import group_report
+        from pooljudge.metrics.report_groups import group_report
 
         grouped = group_report(data.per_topic, groups, data.measures, baseline=args.baseline,
                                alpha=args.alpha)
@@ -131,9 +131,9 @@ def _topic_groups(args: argparse.Namespace) -> pd.DataFrame | None:
             raise UsageError("--baseline needs --topic-groups FILE: the report compares runs "
                              "per group")
         return None
-    from metrics.compare import OVERALL
     from pooljudge.errors import InputError
     from pooljudge.formats.groups import read_topic_groups
+    from pooljudge.metrics.compare import OVERALL
 
     groups = read_topic_groups(args.topic_groups)
     if (groups["group"] == OVERALL).any():
@@ -145,18 +145,18 @@ def _topic_groups(args: argparse.Namespace) -> pd.DataFrame | None:
 def _page(data: ReportData, latency: pd.DataFrame | None, grouped: GroupReport | None) -> str:
     """The report's HTML: the per-group section after the means (its regressions first among
     the warnings), the latency section last."""
-    from metrics.report import sections, summarise
-    from metrics.report_html import render_page
+    from pooljudge.metrics.report import sections, summarise
+    from pooljudge.metrics.report_html import render_page
 
     parts = sections(data)
     warnings = data.warnings
     if grouped is not None:
-        from metrics.report_groups import insert_after_means
+        from pooljudge.metrics.report_groups import insert_after_means
 
         parts = insert_after_means(parts, grouped.section)
         warnings = (*grouped.warnings, *warnings)
     if latency is not None:
-        from metrics.latency import latency_section
+        from pooljudge.metrics.latency import latency_section
 
         headline = summarise(data.per_topic)[list(data.measures)]  # not RBP, IPrec...
         means = headline.reset_index().melt(id_vars="run", var_name="measure",
@@ -172,9 +172,9 @@ def _by_level(args: argparse.Namespace, units: Units, qrels: pd.DataFrame,
     the sections at ``--level`` or the qrels' own level, the levels side by side."""
     import dataclasses
 
-    from metrics.report import collect, with_levels
-    from metrics.units import LEVEL_NAMES, level_of
     from pooljudge.cli.units_inputs import ASSUMPTION, qrels_at, run_at, run_levels
+    from pooljudge.metrics.report import collect, with_levels
+    from pooljudge.metrics.units import LEVEL_NAMES, level_of
 
     own = run_levels(runs, units)
     documents = [name for name, level in own.items() if level == "doc"]
@@ -208,8 +208,8 @@ def _qrels_path(args: argparse.Namespace) -> str:
 
 def _automatic_lines(provenance: str, runs, compat: str) -> tuple[str, ...]:
     """One line per run: its Automatic@10 (P@10 against the provenance's automatic marks)."""
-    from annotate.ppi import AUTOMATIC_AT, automatic_qrels
-    from metrics.evaluate import load_qrels, parse_all, score
+    from pooljudge.annotate.ppi import AUTOMATIC_AT, automatic_qrels
+    from pooljudge.metrics.evaluate import load_qrels, parse_all, score
 
     marks = load_qrels(automatic_qrels(provenance))
     measure = parse_all([f"P@{AUTOMATIC_AT}"])

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import os
 import signal
 import subprocess
@@ -28,7 +29,8 @@ from pooljudge.cli.options import positive_int, summary
 
 __all__ = ["FORWARDED", "register", "run_streamlit", "serve", "streamlit_command"]
 
-APP = Path(__file__).resolve().parents[2] / "annotate" / "app.py"
+# the app script inside the installed package (the folder annotate/ installs as pooljudge.annotate)
+APP = Path(importlib.util.find_spec("pooljudge.annotate").origin).with_name("app.py")
 FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 MAX_POOL_SIZE = 1000
 
@@ -65,7 +67,7 @@ def streamlit_command(host: str, port: int, app: Path = APP) -> list[str]:
 def serve(url: str | None, host: str, port: int, *, pool_size: int | None = None) -> int:
     """Open (and migrate) the database, then run Streamlit until it exits; the exit status
     (see the module docstring)."""
-    from annotate.store import database_url, open_engine
+    from pooljudge.annotate.store import database_url, open_engine
 
     url = database_url(url)
     env = {**os.environ, "POOLJUDGE_DB": url}

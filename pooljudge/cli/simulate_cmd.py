@@ -1,8 +1,10 @@
 """``pooljudge simulate``: simulated annotators judge a campaign through the real claim path.
 
 N annotators (``sim-01``…) are split over W processes; each process opens its own engine and,
-round-robin over its annotators, claims the next pair (:func:`annotate.store.next_pair`) and
-records a label (:func:`annotate.store.record_judgment`), one transaction each, exactly as the
+round-robin over its annotators, claims the next pair (:func:`pooljudge.annotate.store.next_pair`)
+and
+records a label (:func:`pooljudge.annotate.store.record_judgment`), one transaction each, exactly
+as the
 browser does, until none of its annotators gets a pair. A label is the truth (pairs absent from
 the truth qrels count as the scale's lowest label), replaced with probability E by another label
 of the scale drawn uniformly.
@@ -56,7 +58,7 @@ def simulate_worker(url: str, annotator_ids: list[int], truth: dict[tuple[str, s
     """Judge with ``annotator_ids`` in turn until none gets a pair; the judgments written."""
     import numpy as np
 
-    from annotate.store import next_pair, open_engine, record_judgment, session_scope
+    from pooljudge.annotate.store import next_pair, open_engine, record_judgment, session_scope
 
     rng = np.random.default_rng(seed)
     engine = open_engine(url)
@@ -112,7 +114,7 @@ def _label(true: int, values: list[int], error: float, rng: np.random.Generator)
 
 
 def _simulate(args: argparse.Namespace) -> int:
-    from annotate.store import database_url, get_campaign, progress, session_scope
+    from pooljudge.annotate.store import database_url, get_campaign, progress, session_scope
     from pooljudge.formats.trec import read_qrels
 
     qrels = read_qrels(args.truth)
@@ -142,7 +144,7 @@ def _simulate(args: argparse.Namespace) -> int:
 
 def _ensure_annotator(session, campaign: str, i: int) -> int:
     """The id of simulated annotator ``sim-NN``, created (or re-activated) when needed."""
-    from annotate.store import add_annotator, annotator_id
+    from pooljudge.annotate.store import add_annotator, annotator_id
 
     name = f"sim-{i:02d}"
     try:
@@ -175,13 +177,13 @@ def budget_option(text: str) -> int | float:
 
 def simulate_designs_cmd(args: argparse.Namespace) -> int:
     """``pooljudge pool simulate QRELS RUN... --sample DESIGN...``: estimates from seeded draws
-    of each design × budget against complete qrels (:mod:`metrics.design_simulation`)."""
-    from metrics.design_simulation import DEFAULT_ESTIMATORS, simulate_designs
-    from pooling import build_pool
-    from pooling.sampling import parse_design
+    of each design × budget against complete qrels (:mod:`pooljudge.metrics.design_simulation`)."""
     from pooljudge.cli.inputs import read_runs
     from pooljudge.cli.output import records, render
     from pooljudge.formats.trec import read_qrels
+    from pooljudge.metrics.design_simulation import DEFAULT_ESTIMATORS, simulate_designs
+    from pooljudge.pooling import build_pool
+    from pooljudge.pooling.sampling import parse_design
 
     if len(args.runs) < 3:
         raise UsageError("pool simulate needs QRELS and at least one RUN")

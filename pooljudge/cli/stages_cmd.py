@@ -66,9 +66,9 @@ def register(subparsers: Subcommands) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from metrics.stages import compare_stages, default_measures
     from pooljudge.formats.groups import read_topic_groups
     from pooljudge.formats.manifest import read_manifest
+    from pooljudge.metrics.stages import compare_stages, default_measures
 
     if args.per_query and args.topic_groups:
         raise UsageError("--per-query and --topic-groups cannot be combined: a query's row is "

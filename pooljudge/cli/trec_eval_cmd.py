@@ -24,10 +24,10 @@ from pooljudge.errors import InputError, UsageError
 if TYPE_CHECKING:
     import numpy as np
 
-    from metrics.join import Qrels
-    from metrics.trec_names import Entry
     from pooljudge.cli.trec_eval_print import Evaluation
     from pooljudge.formats.trec import RunColumns
+    from pooljudge.metrics.join import Qrels
+    from pooljudge.metrics.trec_names import Entry
 
 HELP = "trec_eval 10.0's command line and output, exactly (-q -c -J -n -M -l -N -m)"
 DESCRIPTION = (
@@ -107,9 +107,9 @@ def _count(option: str, minimum: int):
 def run(args: argparse.Namespace) -> int:
     import pyarrow.compute as pc
 
-    from metrics.evaluate import load_qrels
-    from metrics.trec_names import expand_all
     from pooljudge.cli.trec_eval_print import render
+    from pooljudge.metrics.evaluate import load_qrels
+    from pooljudge.metrics.trec_names import expand_all
 
     _refuse_unsupported(args)
     try:
@@ -137,16 +137,16 @@ def _evaluate(args: argparse.Namespace, entries: list[Entry], qrels: Qrels, run:
     """Score the (truncated) run once; join it again only for relstring and rbp_resid."""
     import numpy as np
 
-    from metrics.evaluate import score
-    from metrics.join import join
-    from metrics.registry import Measure
-    from metrics.trec_names import StringMeasure
     from pooljudge.cli.trec_eval_print import (
         ZEROED_WHEN_ALL_JUDGED,
         Evaluation,
         relstrings,
         unjudged_counts,
     )
+    from pooljudge.metrics.evaluate import score
+    from pooljudge.metrics.join import join
+    from pooljudge.metrics.registry import Measure
+    from pooljudge.metrics.trec_names import StringMeasure
 
     measures = list(dict.fromkeys(e.measure for e in entries if isinstance(e.measure, Measure)))
     result = score(qrels, "run", run, measures, judged_only=args.judged_only, compat="10")

@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from metrics.join import UNJUDGED
-from metrics.ranked import needed_relevant
-from metrics.registry import Measure
-from metrics.trec_names import Entry, StringMeasure
+from pooljudge.metrics.join import UNJUDGED
+from pooljudge.metrics.ranked import needed_relevant
+from pooljudge.metrics.registry import Measure
+from pooljudge.metrics.trec_names import Entry, StringMeasure
 
 if TYPE_CHECKING:
-    from metrics.join import Qrels, Ranking
+    from pooljudge.metrics.join import Qrels, Ranking
 
 __all__ = ["Evaluation", "relstrings", "render", "topic_values", "unjudged_counts"]
 

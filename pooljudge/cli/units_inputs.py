@@ -1,6 +1,6 @@
 """``--units FILE --level doc|chunk`` for ``eval``, ``pool`` and ``report``: the unit map read
 once, the level of the qrels and of each run told from their ids, and each moved to the level
-asked for (:mod:`metrics.units`), with the warnings a reader must see."""
+asked for (:mod:`pooljudge.metrics.units`), with the warnings a reader must see."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from pooljudge.errors import UsageError
 if TYPE_CHECKING:
     import pandas as pd
 
-    from metrics.units import Level, Units
     from pooljudge.formats.trec import RunColumns
+    from pooljudge.metrics.units import Level, Units
 
 __all__ = ["ASSUMPTION", "load_units", "qrels_at", "run_at", "run_levels", "runs_at"]
 
@@ -31,8 +31,8 @@ def load_units(args: argparse.Namespace, command: str) -> Units | None:
             raise UsageError(f"--level needs --units FILE: {command} tells chunks from documents "
                              "by the unit map")
         return None
-    from metrics.units import prepare_units
     from pooljudge.formats.units import read_unit_columns
+    from pooljudge.metrics.units import prepare_units
 
     return prepare_units(read_unit_columns(args.units))
 
@@ -41,7 +41,7 @@ def qrels_at(qrels: pd.DataFrame, units: Units, level: Level | None, *, path: st
              command: str) -> tuple[pd.DataFrame, Level]:
     """The qrels at ``level`` (None: their own) and that level; moving document qrels to
     chunks warns the assumption once, and either move warns what it could not carry."""
-    from metrics.units import level_of, qrels_to_chunks, qrels_to_documents
+    from pooljudge.metrics.units import level_of, qrels_to_chunks, qrels_to_documents
 
     own = level_of(qrels["doc"], units, what=f"the qrels {path}")
     level = level or own
@@ -56,15 +56,15 @@ def qrels_at(qrels: pd.DataFrame, units: Units, level: Level | None, *, path: st
 
 def run_levels(runs: dict[str, RunColumns], units: Units) -> dict[str, Level]:
     """Each run's own level, told from its ids."""
-    from metrics.units import level_of
+    from pooljudge.metrics.units import level_of
 
     return {name: level_of(run.doc, units, what=f"run {name}") for name, run in runs.items()}
 
 
 def run_at(name: str, run: RunColumns, units: Units, level: Level) -> RunColumns:
-    """``run`` at ``level`` (:func:`metrics.units.run_at_level`): a chunk run moved to
+    """``run`` at ``level`` (:func:`pooljudge.metrics.units.run_at_level`): a chunk run moved to
     documents; a document run cannot move to chunks (UsageError)."""
-    from metrics.units import run_at_level
+    from pooljudge.metrics.units import run_at_level
 
     return run_at_level(run, units, level, name=name)
 

@@ -14,7 +14,7 @@ The schema (``null`` is the same as an absent field; any other field, such as ``
   - ``rank`` (optional): an integer from 1 to 2^31 - 1, given for all results of the line or
     for none, distinct within the line; without ranks the list order is the rank (1, 2, ...);
   - ``score`` (optional): a finite number, given for all results of the line or for none
-    (``metrics.logs`` gives unscored results synthetic descending scores).
+    (``pooljudge.metrics.logs`` gives unscored results synthetic descending scores).
 - ``config``, ``index_version`` (optional): non-empty strings without blanks, ``/`` or ``\\``;
   the run ``config@index_version`` (``default`` without a config, no ``@`` part without an
   index version) is one run file.

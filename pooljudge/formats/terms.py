@@ -1,7 +1,8 @@
 """Highlight terms: the rules a term must follow, and the reader of ``topic<TAB>term`` files.
 
 A term is what an admin or annotator asks to have marked in documents: a word, or a phrase of
-several words (see :mod:`annotate.highlight`). Stored terms are cleaned by :func:`clean_term`:
+several words (see :mod:`pooljudge.annotate.highlight`). Stored terms are cleaned by
+:func:`clean_term`:
 whitespace runs become one space, the ends are trimmed, double quotes around the whole term are
 dropped (a term of several words is a phrase anyway: ``"organised crime"`` is ``organised
 crime``) and letters are lower-cased (matching ignores case, so ``Format`` and ``format`` are

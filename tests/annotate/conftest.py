@@ -39,7 +39,7 @@ def db_url(request, tmp_path) -> str:
 @pytest.fixture
 def engine(db_url):
     """A migrated engine on ``db_url``, disposed after the test."""
-    from annotate.store import open_engine
+    from pooljudge.annotate.store import open_engine
 
     engine = open_engine(db_url)
     yield engine
@@ -63,8 +63,8 @@ def small_collection(n_topics: int = 2, n_docs: int = 3) -> dict[str, pd.DataFra
 @pytest.fixture
 def make_campaign(engine):
     """Create a uniquely named campaign: ``make_campaign(overlap=2, n_topics=…, …) -> name``."""
-    from annotate.records import LabelScale
-    from annotate.store import create_campaign, session_scope
+    from pooljudge.annotate.records import LabelScale
+    from pooljudge.annotate.store import create_campaign, session_scope
 
     def make(*, overlap: int = 1, n_topics: int = 2, n_docs: int = 3, scale=None,
              assign_mode: str = "pair", order: str = "pool") -> str:

@@ -10,12 +10,12 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pooljudge.annotate.agreement import BootstrapSpec, agreement_report, kappa_from_tables
+from pooljudge.annotate.judgment_codes import co_judgment_tables, code_judgments
 from scipy.stats import bootstrap
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
-from annotate.agreement import BootstrapSpec, agreement_report, kappa_from_tables
-from annotate.judgment_codes import co_judgment_tables, code_judgments
 from pooljudge.errors import InputError
 
 NO_CI = None

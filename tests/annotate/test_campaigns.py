@@ -1,4 +1,5 @@
-"""The campaign service (:mod:`annotate.campaigns`): one way from files to a stored campaign.
+"""The campaign service (:mod:`pooljudge.annotate.campaigns`): one way from files to a stored
+campaign.
 
 Two topics, six documents and two runs; the pool file is the runs' depth-3 pool (7 pairs) in
 RRF order, as ``pooljudge pool`` would write it. The CLI's ``init`` and the service, given the same
@@ -17,9 +18,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import sqlalchemy as sa
-
-from annotate import store
-from annotate.campaigns import (
+from pooljudge.annotate import store
+from pooljudge.annotate.campaigns import (
     POOL_COLUMNS,
     CampaignSettings,
     create_campaign,
@@ -27,9 +27,10 @@ from annotate.campaigns import (
     plan_campaign,
     store_campaign,
 )
-from annotate.records import LabelScale
-from annotate.store.models import Campaign, Document, Pair, PoolEntry, Topic
-from pooling.pool import build_pool
+from pooljudge.annotate.records import LabelScale
+from pooljudge.annotate.store.models import Campaign, Document, Pair, PoolEntry, Topic
+from pooljudge.pooling.pool import build_pool
+
 from pooljudge.cli import main
 from pooljudge.errors import InputError
 from pooljudge.formats.collection import check_pool_members, read_documents, read_topics

@@ -8,11 +8,9 @@ import json
 import uuid
 
 import pytest
-from sklearn.metrics import cohen_kappa_score
-
-from annotate.agreement import agreement_report
-from annotate.records import LabelScale
-from annotate.store import (
+from pooljudge.annotate.agreement import agreement_report
+from pooljudge.annotate.records import LabelScale
+from pooljudge.annotate.store import (
     add_annotator,
     annotator_id,
     cannot_judge_answers,
@@ -24,6 +22,8 @@ from annotate.store import (
     record_judgment,
     session_scope,
 )
+from sklearn.metrics import cohen_kappa_score
+
 from pooljudge.cli import main
 from pooljudge.formats.trec import read_qrels
 from tests.annotate.conftest import small_collection

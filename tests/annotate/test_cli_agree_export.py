@@ -24,8 +24,8 @@ def graded_campaign(url: str, collection, labels: dict, n_topics: int, *,
                     adjudicator: str | None = None) -> None:
     """Campaign ``c`` (scale 0-2, overlap 3) with ``labels[annotator][topic]`` = the labels of
     d0, d1, … imported, and an adjudicator when one is named."""
-    from annotate.records import LabelScale
-    from annotate.store import (
+    from pooljudge.annotate.records import LabelScale
+    from pooljudge.annotate.store import (
         add_annotator,
         create_campaign,
         import_judgments,
@@ -57,7 +57,7 @@ def campaign(tmp_path, collection) -> tuple[str, str]:
 
 
 def adjudicate(url: str, topic: str, doc: str, label: int) -> None:
-    from annotate.store import import_judgments, open_engine, session_scope
+    from pooljudge.annotate.store import import_judgments, open_engine, session_scope
 
     engine = open_engine(url)
     with session_scope(engine) as session:
@@ -116,8 +116,8 @@ def test_agree_per_topic_reports_undefined_as_null_and_in_words(campaign, capsys
 
 
 def test_agree_says_undefined_for_a_single_label(tmp_path, collection, capsys):
-    from annotate.records import LabelScale
-    from annotate.store import (
+    from pooljudge.annotate.records import LabelScale
+    from pooljudge.annotate.store import (
         add_annotator,
         create_campaign,
         import_judgments,
@@ -242,8 +242,8 @@ def test_adjudication_list_shows_the_queue_until_decided(campaign, capsys):
 
 
 def test_export_of_an_unjudged_campaign_is_refused(tmp_path, collection, capsys):
-    from annotate.records import LabelScale
-    from annotate.store import create_campaign, open_engine, session_scope
+    from pooljudge.annotate.records import LabelScale
+    from pooljudge.annotate.store import create_campaign, open_engine, session_scope
 
     url = f"sqlite:///{tmp_path / 'empty.db'}"
     engine = open_engine(url)

@@ -6,14 +6,14 @@ import uuid
 
 import pandas as pd
 import pytest
-
-from annotate.store import (
+from pooljudge.annotate.store import (
     authenticate,
     judgments_frame,
     list_annotators,
     open_engine,
     session_scope,
 )
+
 from pooljudge.cli import main
 
 TOPICS = "id\ttitle\tdescription\tnarrative\n301\tcrime\tfind crime\tnames\n302\tpolio\tp\tn\n"

@@ -3,7 +3,7 @@ them again); bad input is one ``pooljudge: error:`` line and exit status 2."""
 
 from __future__ import annotations
 
-from annotate.store import (
+from pooljudge.annotate.store import (
     acknowledge_guidelines,
     annotator_id,
     get_campaign,
@@ -12,6 +12,7 @@ from annotate.store import (
     open_engine,
     session_scope,
 )
+
 from tests.annotate import test_cli_campaign as _base
 
 cli, files, _init = _base.cli, _base.files, _base._init   # its fixtures and campaign

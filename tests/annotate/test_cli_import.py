@@ -146,7 +146,8 @@ def test_iso_times_are_stored_as_the_instant_they_name(campaign, capsys, written
 
 
 def test_the_store_refuses_a_frame_with_a_column_twice(campaign):
-    from annotate.store import import_judgments, open_engine, session_scope
+    from pooljudge.annotate.store import import_judgments, open_engine, session_scope
+
     from pooljudge.errors import InputError
 
     frame = pd.DataFrame([["alice", "301", "FT1", "1", "0"]],

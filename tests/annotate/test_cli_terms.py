@@ -4,8 +4,7 @@
 from __future__ import annotations
 
 import pytest
-
-from annotate.store import campaign_terms, get_campaign, open_engine, session_scope
+from pooljudge.annotate.store import campaign_terms, get_campaign, open_engine, session_scope
 
 # The fixtures of the campaign commands' tests: a SQLite file in a folder of input files.
 from tests.annotate.test_cli_campaign import _init, cli, files  # noqa: F401

@@ -15,9 +15,8 @@ import uuid
 import pandas as pd
 import pytest
 import sqlalchemy as sa
-
-from annotate.records import LabelScale
-from annotate.store import (
+from pooljudge.annotate.records import LabelScale
+from pooljudge.annotate.store import (
     add_annotator,
     annotator_id,
     create_campaign,
@@ -28,7 +27,8 @@ from annotate.store import (
     progress,
     session_scope,
 )
-from annotate.store.models import Claim, Pair
+from pooljudge.annotate.store.models import Claim, Pair
+
 from pooljudge.cli.simulate_cmd import simulate_worker
 
 WORKERS = 4

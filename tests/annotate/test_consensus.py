@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pooljudge.annotate.consensus import Policy, adjudication_queue, consensus_qrels, disagreements
 
-from annotate.consensus import Policy, adjudication_queue, consensus_qrels, disagreements
 from pooljudge.errors import InputError, UsageError
 
 GRADED = (0, 1, 2)

@@ -20,14 +20,19 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from pooljudge.annotate import store
+from pooljudge.annotate.demo import (
+    INFORMATION_NEEDS,
+    build_collection,
+    topics_frame,
+    write_collection,
+)
+from pooljudge.annotate.demo.build import DemoCollection
+from pooljudge.annotate.demo.campaign import DEMO_CAMPAIGN, read_links
+from pooljudge.annotate.demo.retrieval import bm25_run, chargram_run, tfidf_run
+from pooljudge.annotate.store import open_engine, session_scope
+from pooljudge.pooling.pool import build_pool
 
-from annotate import store
-from annotate.demo import INFORMATION_NEEDS, build_collection, topics_frame, write_collection
-from annotate.demo.build import DemoCollection
-from annotate.demo.campaign import DEMO_CAMPAIGN, read_links
-from annotate.demo.retrieval import bm25_run, chargram_run, tfidf_run
-from annotate.store import open_engine, session_scope
-from pooling.pool import build_pool
 from pooljudge.cli import main, serve_cmd
 from pooljudge.formats.trec import read_pool, read_run
 

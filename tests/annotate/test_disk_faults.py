@@ -16,9 +16,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
-from annotate.records import LabelScale
-from annotate.store import (
+from pooljudge.annotate.records import LabelScale
+from pooljudge.annotate.store import (
     add_annotator,
     consistency_problems,
     create_campaign,

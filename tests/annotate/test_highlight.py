@@ -1,4 +1,5 @@
-"""annotate.highlight: which words terms mark (stems, prefixes, phrases), and the marked HTML
+"""pooljudge.annotate.highlight: which words terms mark (stems, prefixes, phrases), and the marked
+HTML
 (escape first, then mark)."""
 
 from __future__ import annotations
@@ -7,11 +8,10 @@ import unicodedata
 from html.parser import HTMLParser
 
 import pytest
-
-from annotate import highlight
-from annotate.highlight import Matcher, spans, topic_terms
-from annotate.ui.render import document_html
-from annotate.ui.render import highlight as highlight_html
+from pooljudge.annotate import highlight
+from pooljudge.annotate.highlight import Matcher, spans, topic_terms
+from pooljudge.annotate.ui.render import document_html
+from pooljudge.annotate.ui.render import highlight as highlight_html
 
 
 def _marked(text: str, terms: list[str]) -> list[str]:

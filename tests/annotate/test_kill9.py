@@ -2,7 +2,8 @@
 
 Each test starts a real command as its own process group, kills the whole group with SIGKILL
 at several moments (a power cut for that command), and then checks: the store's counters equal
-a recount of their rows (:func:`annotate.store.consistency_problems`), nothing is half-imported,
+a recount of their rows (:func:`pooljudge.annotate.store.consistency_problems`), nothing is
+half-imported,
 and an output file is either the old one or the complete new one. Then the same command runs
 to the end and the result is exactly what an uninterrupted run gives. SQLite and PostgreSQL.
 """
@@ -19,9 +20,8 @@ import uuid
 from pathlib import Path
 
 import pandas as pd
-
-from annotate.records import LabelScale
-from annotate.store import (
+from pooljudge.annotate.records import LabelScale
+from pooljudge.annotate.store import (
     add_annotator,
     campaign_summary,
     consistency_problems,

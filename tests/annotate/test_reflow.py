@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from annotate.reflow import Block, blocks, flowed
+from pooljudge.annotate.reflow import Block, blocks, flowed
 
 WRAPPED = (
     "The committee met on Tuesday to discuss the proposal for a new\n"
@@ -63,7 +62,7 @@ def test_blocks_cover_the_text_and_flowing_keeps_every_offset(text: str) -> None
 
 
 def test_the_document_frame_flows_prose_keeps_tables_and_escapes_everything() -> None:
-    from annotate.ui.render import body_html
+    from pooljudge.annotate.ui.render import body_html
 
     table = "Name      Votes\n<script>x</script>   railway\n"
     shown = body_html(WRAPPED + "\n" + table, ["railway", "editor"])

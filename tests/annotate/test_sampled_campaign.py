@@ -8,10 +8,9 @@ import uuid
 import pandas as pd
 import pytest
 import sqlalchemy as sa
-
-from annotate.campaigns import CampaignSettings, create_campaign, sampled_export
-from annotate.records import LabelScale
-from annotate.store import (
+from pooljudge.annotate.campaigns import CampaignSettings, create_campaign, sampled_export
+from pooljudge.annotate.records import LabelScale
+from pooljudge.annotate.store import (
     add_annotator,
     annotator_id,
     campaign_summary,
@@ -27,6 +26,7 @@ from annotate.store import (
     split_sample,
     time_left,
 )
+
 from pooljudge.cli import main
 from pooljudge.errors import InputError
 from pooljudge.formats.trec import read_prels, read_qrels
@@ -108,7 +108,7 @@ def test_claims_never_hand_out_an_unsampled_pair_and_progress_counts_sampled_onl
 
 def test_an_ordinary_pool_is_not_a_sampled_one(engine, collection):
     with session_scope(engine) as session:
-        from annotate.store import create_campaign as store_create
+        from pooljudge.annotate.store import create_campaign as store_create
 
         store_create(session, name="plain", scale=LabelScale.binary(), **collection())
         assert pool_sample(session, campaign="plain") is None
@@ -308,9 +308,10 @@ def test_sample_judge_export_and_estimate_map_with_a_covering_ci(shared_data, tm
     (the qrels restricted to the pooled pairs: what the estimators estimate) for all runs but
     at most two.
     """
-    metrics = pytest.importorskip("metrics")
-    sampling = pytest.importorskip("pooling.sampling")
-    from pooling.pool import build_pool, topic_order
+    metrics = pytest.importorskip("pooljudge.metrics")
+    sampling = pytest.importorskip("pooljudge.pooling.sampling")
+    from pooljudge.pooling.pool import build_pool, topic_order
+
     from pooljudge.formats.trec import read_run, run_name, write_pool
 
     folder = shared_data / "robust03"

@@ -14,9 +14,8 @@ import uuid
 import pandas as pd
 import pytest
 import sqlalchemy as sa
-
-from annotate.records import LabelScale
-from annotate.store import (
+from pooljudge.annotate.records import LabelScale
+from pooljudge.annotate.store import (
     add_annotator,
     consistency_problems,
     create_campaign,
@@ -43,7 +42,7 @@ def _writers(database: str) -> list[int]:
 
 @pytest.fixture
 def pg_engine(pg_url):
-    from annotate.store import open_engine
+    from pooljudge.annotate.store import open_engine
 
     engine = open_engine(pg_url)
     yield engine

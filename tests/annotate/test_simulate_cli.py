@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 
 import pandas as pd
+from pooljudge.annotate.store import judgments_frame, open_engine, session_scope
 
-from annotate.store import judgments_frame, open_engine, session_scope
 from pooljudge.cli import main
 
 N_DOCS = 20_000  # enough that the simulation is still running when a worker is killed

@@ -1,4 +1,5 @@
-"""Where each annotator stands (:mod:`annotate.standing` over the store's rows): counts by latest
+"""Where each annotator stands (:mod:`pooljudge.annotate.standing` over the store's rows): counts
+by latest
 version, today, median seconds, label shares, pairs left from the counters, agreement with the
 others, drift; both backends."""
 
@@ -11,11 +12,9 @@ import numpy as np
 import pandas as pd
 import pytest
 import sqlalchemy as sa
-from sklearn.metrics import cohen_kappa_score
-
-from annotate.records import LabelScale
-from annotate.standing import annotator_statistics, pairs_left, standing
-from annotate.store import (
+from pooljudge.annotate.records import LabelScale
+from pooljudge.annotate.standing import annotator_statistics, pairs_left, standing
+from pooljudge.annotate.store import (
     add_annotator,
     annotator_id,
     create_campaign,
@@ -25,6 +24,8 @@ from annotate.store import (
     record_judgment,
     session_scope,
 )
+from sklearn.metrics import cohen_kappa_score
+
 from pooljudge.errors import UsageError
 from tests.annotate.conftest import small_collection
 

@@ -30,7 +30,7 @@ def db_url(request, tmp_path) -> Iterator[str]:
 
 @pytest.fixture
 def engine(db_url):
-    from annotate.store import open_engine
+    from pooljudge.annotate.store import open_engine
 
     engine = open_engine(db_url)
     yield engine
@@ -54,8 +54,8 @@ def truth_of(n_topics: int, n_docs: int) -> dict[tuple[str, str], int]:
 @pytest.fixture
 def make_campaign(engine, db_url):
     """``make_campaign(n_topics, n_docs, overlap=1) -> Campaign`` (a graded 0–2 scale)."""
-    from annotate.records import LabelScale
-    from annotate.store import create_campaign, session_scope
+    from pooljudge.annotate.records import LabelScale
+    from pooljudge.annotate.store import create_campaign, session_scope
 
     def make(n_topics: int = 3, n_docs: int = 6, *, overlap: int = 1) -> Campaign:
         name = f"c-{uuid.uuid4().hex[:8]}"

@@ -103,7 +103,7 @@ def test_backoff_gaps_grow_within_full_jitter_bounds(engine, make_campaign, serv
 
 def test_unjudged_skips_human_judged_pairs_and_keeps_slots(engine, make_campaign, server_for,
                                                           api_key, capsys):
-    from annotate.store import (
+    from pooljudge.annotate.store import (
         add_annotator,
         annotator_id,
         next_pair,
@@ -132,7 +132,7 @@ def test_unjudged_skips_human_judged_pairs_and_keeps_slots(engine, make_campaign
 
 
 def test_a_person_cannot_be_the_judge(engine, make_campaign, server_for, api_key, capsys):
-    from annotate.store import add_annotator, session_scope
+    from pooljudge.annotate.store import add_annotator, session_scope
 
     campaign = make_campaign(1, 2)
     with session_scope(engine) as session:

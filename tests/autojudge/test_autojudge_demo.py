@@ -15,9 +15,9 @@ pytestmark = pytest.mark.slow
 
 def test_demo_campaign_is_judged_once_per_pair_under_faults(tmp_path, server_for, api_key,
                                                            capsys):
-    from annotate.demo import build_collection
-    from annotate.demo.campaign import DEMO_CAMPAIGN, create_demo_campaign
-    from annotate.store import open_engine
+    from pooljudge.annotate.demo import build_collection
+    from pooljudge.annotate.demo.campaign import DEMO_CAMPAIGN, create_demo_campaign
+    from pooljudge.annotate.store import open_engine
 
     from .conftest import Campaign
 

@@ -23,11 +23,11 @@ JUDGE = "test-model"
 def demo(tmp_path, server_for, api_key, capsys):
     """The demo campaign, every pair labelled by the judge under injected faults, and people's
     labels (the truth) on every pair of its first half of topics."""
-    from annotate import store
-    from annotate.demo import build_collection
-    from annotate.demo.build import write_collection
-    from annotate.demo.campaign import DEMO_CAMPAIGN, create_demo_campaign
-    from annotate.store import open_engine, session_scope
+    from pooljudge.annotate import store
+    from pooljudge.annotate.demo import build_collection
+    from pooljudge.annotate.demo.build import write_collection
+    from pooljudge.annotate.demo.campaign import DEMO_CAMPAIGN, create_demo_campaign
+    from pooljudge.annotate.store import open_engine, session_scope
 
     from .conftest import Campaign
 

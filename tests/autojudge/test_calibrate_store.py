@@ -6,10 +6,10 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 import sqlalchemy as sa
+from pooljudge.annotate import store
+from pooljudge.annotate.calibration import stratified_sample
+from pooljudge.annotate.store import session_scope
 
-from annotate import store
-from annotate.calibration import stratified_sample
-from annotate.store import session_scope
 from pooljudge.errors import InputError
 
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from pooljudge.annotate.calibration import calibrate, paired_labels, stratified_sample
+from pooljudge.annotate.consensus import consensus_qrels
+from pooljudge.annotate.consensus_policies import Policy
+from pooljudge.annotate.ppi import classical_mean, ppi_mean
 from sklearn.metrics import cohen_kappa_score, confusion_matrix
 
-from annotate.calibration import calibrate, paired_labels, stratified_sample
-from annotate.consensus import consensus_qrels
-from annotate.consensus_policies import Policy
-from annotate.ppi import classical_mean, ppi_mean
 from pooljudge.errors import UsageError
 
 

@@ -8,11 +8,11 @@ from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 
 import pytest
+from pooljudge.annotate.autojudge.parse import InvalidReply, parse_label
+from pooljudge.annotate.autojudge.prompt import FIELDS, PromptTemplate
+from pooljudge.annotate.autojudge.retry import RetryPolicy, parse_retry_after, retryable_status
+from pooljudge.annotate.records import Label, LabelScale, PairView
 
-from annotate.autojudge.parse import InvalidReply, parse_label
-from annotate.autojudge.prompt import FIELDS, PromptTemplate
-from annotate.autojudge.retry import RetryPolicy, parse_retry_after, retryable_status
-from annotate.records import Label, LabelScale, PairView
 from pooljudge.errors import InputError
 from tests.support.openai_server import FakeOpenAI
 
@@ -102,7 +102,7 @@ def one_pair_server():
 
 def test_judge_sleeps_what_the_policy_says(one_pair_server):
     """Retry-After is slept as given; otherwise the seeded full-jitter draw, exactly."""
-    from annotate.autojudge.client import Judge, Tally, make_client
+    from pooljudge.annotate.autojudge.client import Judge, Tally, make_client
 
     server = one_pair_server(retry_after="2.5")
     server.plan("t0", "d0", "429", "500", "drop", "503")
@@ -129,7 +129,7 @@ def test_judge_sleeps_what_the_policy_says(one_pair_server):
 
 
 def test_attempts_are_bounded(one_pair_server):
-    from annotate.autojudge.client import Failure, Judge, Tally, make_client
+    from pooljudge.annotate.autojudge.client import Failure, Judge, Tally, make_client
 
     server = one_pair_server()
     server.plan("t0", "d0", *["500"] * 10)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from annotate.store import add_annotator, open_engine, session_scope, suggest_from
+from pooljudge.annotate.store import add_annotator, open_engine, session_scope, suggest_from
+
 from tests.annotate.test_cli_campaign import _init
 
 
@@ -41,7 +42,7 @@ def test_a_person_cannot_be_the_suggesting_judge(cli, files, capsys):
 def test_agree_reports_judgments_with_and_without_suggestions(cli, files, capsys):
     import json
 
-    from annotate import store
+    from pooljudge.annotate import store
 
     assert _init(cli, "--overlap", "2") == 0
     engine = open_engine(f"sqlite:///{files / 'p.db'}")

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import pytest
 import sqlalchemy as sa
-
-from annotate import store
-from annotate.records import Label, LabelScale
-from annotate.store import session_scope
-from annotate.ui import judge_suggestion, keys
+from pooljudge.annotate import store
+from pooljudge.annotate.records import Label, LabelScale
+from pooljudge.annotate.store import session_scope
+from pooljudge.annotate.ui import judge_suggestion, keys
 
 DOCS = {"d1": "7", "d2": "7", "d3": "7", "d4": "8"}
 EVIL = "[x](http://evil) <b>bold</b>"

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from pooljudge.annotate import store
+from pooljudge.annotate.records import LabelScale
+from pooljudge.annotate.store import open_engine, session_scope
 
-from annotate import store
-from annotate.records import LabelScale
-from annotate.store import open_engine, session_scope
 from tests.support.browser import CHROMIUM, launch_chromium, start_app, stop_app, wait_idle
 from tests.support.guidelines import acknowledge_for
 

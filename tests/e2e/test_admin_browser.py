@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from pooljudge.annotate import store
+from pooljudge.annotate.store import session_scope
+from pooljudge.annotate.ui import keys
 
-from annotate import store
-from annotate.store import session_scope
-from annotate.ui import keys
 from tests.support.browser import DONE_TEXT, wait_idle, wait_keys_ready
 
 EXPECTED = {"overview": "By annotator", "agreement": "Most disagreed pairs",

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-
-from annotate import store
-from annotate.records import LabelScale
-from annotate.store import session_scope
+from pooljudge.annotate import store
+from pooljudge.annotate.records import LabelScale
+from pooljudge.annotate.store import session_scope
 
 # The laptop tab (1366x768 unless parametrized), the two laptop sizes and the five grades.
 from tests.e2e.test_keyboard_browser import FIVE, LAPTOPS, laptop  # noqa: F401

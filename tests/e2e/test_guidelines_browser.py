@@ -9,11 +9,11 @@ References: the database (what was stored) and the DOM.
 from __future__ import annotations
 
 import sqlalchemy as sa
+from pooljudge.annotate import store
+from pooljudge.annotate.store import session_scope
+from pooljudge.annotate.ui.guidelines import ACK
+from pooljudge.annotate.ui.judge_stats import STANDING_CLASS
 
-from annotate import store
-from annotate.store import session_scope
-from annotate.ui.guidelines import ACK
-from annotate.ui.judge_stats import STANDING_CLASS
 from tests.support.browser import shown_pair, wait_for_new_pair, wait_idle, wait_keys_ready
 
 RULES = ("Rule 1: judge the page, not the site.\n"

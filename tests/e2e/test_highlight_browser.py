@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import pandas as pd
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-from annotate import store
-from annotate.store import session_scope
-from annotate.ui.judge_terms import TERM_INPUT, TERMS_EXPANDER, remove_term_key
+from pooljudge.annotate import store
+from pooljudge.annotate.store import session_scope
+from pooljudge.annotate.ui.judge_terms import TERM_INPUT, TERMS_EXPANDER, remove_term_key
 
 # A 1366x768 tab (the laptop fixture of the keyboard tests).
 from tests.e2e.test_keyboard_browser import laptop  # noqa: F401

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from pooljudge.annotate import store
+from pooljudge.annotate.records import Label, LabelScale
+from pooljudge.annotate.store import session_scope
 
-from annotate import store
-from annotate.records import Label, LabelScale
-from annotate.store import session_scope
 from tests.support.browser import shown_pair, wait_idle
 
 EVIL = ('[x](http://evil.example/a) ![i](https://evil.example/i.png) www.evil.example '

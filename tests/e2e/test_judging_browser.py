@@ -7,8 +7,8 @@ import threading
 
 import pandas as pd
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from pooljudge.annotate.ui import keys
 
-from annotate.ui import keys
 from tests.support.browser import (
     DONE_TEXT,
     launch_chromium,

@@ -15,10 +15,10 @@ from collections.abc import Iterator
 import pandas as pd
 import pytest
 import sqlalchemy as sa
+from pooljudge.annotate import store
+from pooljudge.annotate.records import Label, LabelScale
+from pooljudge.annotate.store import session_scope
 
-from annotate import store
-from annotate.records import Label, LabelScale
-from annotate.store import session_scope
 from tests.support.browser import shown_pair, wait_for_new_pair, wait_idle, wait_keys_ready
 
 LAPTOPS = [pytest.param((1366, 768), id="1366x768"), pytest.param((1280, 720), id="1280x720")]

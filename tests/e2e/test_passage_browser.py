@@ -9,10 +9,10 @@ the frame's and the window's) and the offsets stored with the campaign.
 from __future__ import annotations
 
 import pandas as pd
+from pooljudge.annotate import store
+from pooljudge.annotate.records import LabelScale
+from pooljudge.annotate.store import session_scope
 
-from annotate import store
-from annotate.records import LabelScale
-from annotate.store import session_scope
 from tests.support.browser import shown_pair, wait_for_new_pair, wait_idle
 
 LINES = [f"Line {i}: the parser reads widgets one line at a time." for i in range(300)]

@@ -11,8 +11,8 @@ import os
 from collections.abc import Iterator
 
 import pytest
+from pooljudge.annotate.store import open_engine
 
-from annotate.store import open_engine
 from tests.e2e.conftest import App
 from tests.support.browser import (
     CHROMIUM,

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from pooljudge.annotate.store import open_engine
 
-from annotate.store import open_engine
 from tests.e2e.conftest import App
 from tests.support.browser import (
     CHROMIUM,

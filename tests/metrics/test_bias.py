@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from pooljudge.metrics.bias import BIAS_COLUMNS, group_by_prefix, leave_out
 
-from metrics.bias import BIAS_COLUMNS, group_by_prefix, leave_out
 from pooljudge.errors import InputError, UsageError
 from pooljudge.formats.trec import read_qrels, read_run, run_name
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from pooljudge.metrics.compare import COLUMNS, MIN_TOPICS, compare, holm, paired_test
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
-from metrics.compare import COLUMNS, MIN_TOPICS, compare, holm, paired_test
 from pooljudge.errors import UsageError
 
 
@@ -115,7 +115,7 @@ def test_compare_pairs_only_shared_topics_and_rejects_bad_baseline():
 
 
 def test_compare_cli_against_the_api_with_topic_groups(tmp_path, capsys):
-    import metrics
+    from pooljudge import metrics
     from pooljudge.cli import main
 
     rng = np.random.default_rng(8)

@@ -13,10 +13,10 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
+from pooljudge.metrics import evaluate
+from pooljudge.metrics.compat import COMPATS, check_compat
+from pooljudge.metrics.ranked import needed_relevant
 
-from metrics import evaluate
-from metrics.compat import COMPATS, check_compat
-from metrics.ranked import needed_relevant
 from pooljudge.cli import main
 from pooljudge.cli.options import add_compat_option
 from pooljudge.errors import InputError
@@ -150,7 +150,7 @@ def files(tmp_path):
                                                 (["--compat", "9"], "9")])
 def test_compat_option_reaches_every_join(command, argv, expected, files, tmp_path, monkeypatch):
     seen = []
-    module = importlib.import_module("metrics.evaluate")  # the package re-exports a function
+    module = importlib.import_module("pooljudge.metrics.evaluate")  # the package re-exports
     real = module.join
 
     def spy(*args, **kwargs):

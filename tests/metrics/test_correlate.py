@@ -7,9 +7,7 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
-
-from metrics.correlate import (
+from pooljudge.metrics.correlate import (
     correlate,
     kendall_tau,
     ordering,
@@ -17,6 +15,8 @@ from metrics.correlate import (
     swapped_pairs,
     tau_ap,
 )
+from scipy import stats
+
 from pooljudge.errors import InputError
 
 REF = ["a", "b", "c", "d"]

@@ -1,4 +1,5 @@
-"""``metrics.design_simulation`` and ``pooljudge pool simulate QRELS RUN... --sample DESIGN``:
+"""``pooljudge.metrics.design_simulation`` and ``pooljudge pool simulate QRELS RUN... --sample
+DESIGN``:
 estimates from seeded draws of sampling designs against complete qrels."""
 
 from __future__ import annotations
@@ -9,11 +10,11 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from pooljudge.metrics.design_simulation import exact_measure, resolve_budget, simulate_designs
+from pooljudge.metrics.registry import parse
+from pooljudge.pooling.pool import build_pool
+from pooljudge.pooling.sampling import parse_design
 
-from metrics.design_simulation import exact_measure, resolve_budget, simulate_designs
-from metrics.registry import parse
-from pooling.pool import build_pool
-from pooling.sampling import parse_design
 from pooljudge.cli import main
 from pooljudge.errors import UsageError
 from pooljudge.formats.trec import run_columns
@@ -178,10 +179,10 @@ def test_stacked_draws_equal_draws_estimated_one_at_a_time():
     gives (three topics, one the second run lacks, strata and xinfAP's counts, nDCG)."""
     from dataclasses import replace
 
-    from metrics.evaluate import load_qrels
-    from metrics.join import join
-    from metrics.prels import bind_prels
-    from pooling.sampling import draw, plan_sample
+    from pooljudge.metrics.evaluate import load_qrels
+    from pooljudge.metrics.join import join
+    from pooljudge.metrics.prels import bind_prels
+    from pooljudge.pooling.sampling import draw, plan_sample
 
     qrels = pd.DataFrame({"topic": ["1"] * 4 + ["2"] * 3 + ["3"] * 2,
                           "doc": list("abcd") + list("fgh") + list("jk"),

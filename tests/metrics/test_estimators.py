@@ -11,19 +11,19 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-
-import metrics
-from metrics.evaluate import load_qrels
-from metrics.join import join
-from metrics.prels import bind_prels
-from metrics.registry import parse
-from metrics.uncertainty import (
+from pooljudge.metrics.evaluate import load_qrels
+from pooljudge.metrics.join import join
+from pooljudge.metrics.prels import bind_prels
+from pooljudge.metrics.registry import parse
+from pooljudge.metrics.uncertainty import (
     stack_weights,
     stacked_ranking,
     standard_errors,
     stat_precision_se,
 )
-from pooling.sampling import draw, parse_design, plan_sample
+from pooljudge.pooling.sampling import draw, parse_design, plan_sample
+
+from pooljudge import metrics
 from pooljudge.cli import main
 from pooljudge.errors import UsageError
 from pooljudge.formats.trec import run_columns
@@ -242,11 +242,12 @@ def robust(shared_data: Path):
 
 @pytest.fixture(scope="module", params=["pps", "strata"])
 def simulated(request, robust):
-    """Under the design (the real sampler's plan, :func:`pooling.sampling.plan_sample`, and
+    """Under the design (the real sampler's plan, :func:`pooljudge.pooling.sampling.plan_sample`,
+    and
     DRAWS seeded draws of it): per estimator, the exact measure of each run over the whole
     labelled pool (P@10, AP, nDCG) and every draw's per-topic estimates; statPrec@30's analytic
     variance summed over draws. All draws of a batch are computed at once
-    (:func:`metrics.uncertainty.stack_weights`)."""
+    (:func:`pooljudge.metrics.uncertainty.stack_weights`)."""
     pool, labels, tops = robust
     design = BIAS_BENCH.design_of(request.param, pool)
     plan = plan_sample(pool, parse_design(design))
@@ -315,7 +316,8 @@ FRESH_DRAWS = 20
 # Measured ratios of the mean SE² to the 500 draws' variance, per run. Bootstrap (seed 11; 20
 # fresh draws; 100 replicates), pps: statAP 0.86-1.37 (16 of 17 runs within 20%), statNDCG
 # 0.79-1.27 (15 of 17); strata (200 and 10 draws): 0.56-0.69, all four. Linearised (the
-# delete-one variance less the pairs' surplus, metrics.second_order; over the fixture's first
+# delete-one variance less the pairs' surplus, pooljudge.metrics.second_order; over the fixture's
+# first
 # 100 draws), pps: statAP 0.99-1.07, statNDCG 0.99-1.05; strata: statAP 1.09-1.19, statNDCG
 # 1.03-1.12, xinfAP 1.06-1.15, infNDCG 1.00-1.11: every run within 20% (over all 500 draws:
 # 1.02-1.07, 1.00-1.05; 1.09-1.16, 1.02-1.11, 1.06-1.13, 0.99-1.10; the delete-one variance

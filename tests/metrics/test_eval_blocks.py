@@ -15,16 +15,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from pooljudge.metrics.estimators import NEEDS_PRELS
+from pooljudge.metrics.evaluate import score_all, tidy
+from pooljudge.metrics.registry import make, names
 
-from metrics.estimators import NEEDS_PRELS
-from metrics.evaluate import score_all, tidy
-from metrics.registry import make, names
 from pooljudge.cli import main
 from pooljudge.errors import InputError
 from pooljudge.formats._run_blocks import RunBlocks
 from pooljudge.formats.trec import write_qrels
 
-evaluate_module = importlib.import_module("metrics.evaluate")  # the package re-exports a function
+evaluate_module = importlib.import_module("pooljudge.metrics.evaluate")  # the package re-exports
 BLOCK_BYTES = 3000  # a few topics per block
 
 
@@ -182,7 +182,7 @@ def test_key_collisions_in_blocks_take_the_exact_path(tmp_path, small_batches, m
                                                       one_judgment):
     """Every pair of a topic gets one key: the qrels' keys repeat (several judgments a topic),
     or stay unique while each run document matches its topic's key (one judgment a topic)."""
-    import metrics.qrels_lookup as lookup
+    import pooljudge.metrics.qrels_lookup as lookup
 
     qrels, rows = _collection(tmp_path, 7)
     if one_judgment:

@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import pytrec_eval
+from pooljudge.metrics import evaluate
 
-from metrics import evaluate
 from pooljudge.formats.trec import read_qrels, read_run
 
 TOLERANCE = 1e-9

@@ -6,8 +6,7 @@ import numpy as np
 import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from metrics import evaluate, parse
+from pooljudge.metrics import evaluate, parse
 
 BOUNDED = ["P@5", "R@10", "AP", "nDCG", "nDCG@5", "RR", "Bpref", "Rprec", "IPrec11", "SetF",
            "Judged@5", "Unjudged@5", "P(rel=2)@3"]

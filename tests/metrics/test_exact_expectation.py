@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import metrics
+from pooljudge import metrics
 
 POOL = 6  # documents a b c d e f, one topic, ranked in that order by the run (plus an unpooled x)
 LABELS = [1, 0, 1, 1, 0, 1]  # the complete judgments of the pool

@@ -13,9 +13,8 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-
-from metrics import evaluate
-from metrics.gains import prefix_sums
+from pooljudge.metrics import evaluate
+from pooljudge.metrics.gains import prefix_sums
 
 QRELS = pd.DataFrame({"topic": "1", "doc": ["a", "b", "c", "d", "n"], "label": [2, 1, 0, 1, -1]})
 L3 = math.log2(3)

@@ -7,11 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from pooljudge.metrics.compare import COLUMNS, REGRESSION_COLUMNS, compare_groups, flag_regressions
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
-import metrics
-from metrics.compare import COLUMNS, REGRESSION_COLUMNS, compare_groups, flag_regressions
+from pooljudge import metrics
 from pooljudge.cli import main
 from pooljudge.errors import UsageError
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from pooljudge.metrics.groups import GROUP_COLUMNS, group_means
 from scipy import stats
 
-import metrics
-from metrics.groups import GROUP_COLUMNS, group_means
+from pooljudge import metrics
 from pooljudge.cli import main
 from pooljudge.errors import InputError
 from pooljudge.formats.groups import read_run_groups, read_topic_groups

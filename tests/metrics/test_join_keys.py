@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import pytrec_eval
+from pooljudge.metrics import evaluate
 
-from metrics import evaluate
 from pooljudge.formats.trec import write_qrels, write_run
 
 MEASURES = ["P@5", "AP", "nDCG", "RR", "Bpref", "Judged@10", "NumRelRet"]
@@ -62,7 +62,7 @@ def test_run_files_score_like_frames_and_like_pytrec_eval(tmp_path, seed):
 
 
 def test_colliding_qrels_keys_use_the_exact_path(tmp_path, monkeypatch):
-    import metrics.qrels_lookup as lookup
+    import pooljudge.metrics.qrels_lookup as lookup
 
     qrels, runs = _collection(3)
     qrels_path, run_paths = _files(tmp_path, qrels, runs)
@@ -74,7 +74,7 @@ def test_colliding_qrels_keys_use_the_exact_path(tmp_path, monkeypatch):
 
 
 def test_a_run_key_matching_another_document_uses_the_exact_path(tmp_path, monkeypatch):
-    import metrics.qrels_lookup as lookup
+    import pooljudge.metrics.qrels_lookup as lookup
 
     qrels, runs = _collection(4, one_judgment_per_topic=True)
     qrels["label"] = 1

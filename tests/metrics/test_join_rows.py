@@ -7,8 +7,8 @@ import numpy as np
 import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pooljudge.metrics.join import Labelled, Qrels, Ranking, rank
 
-from metrics.join import Labelled, Qrels, Ranking, rank
 from pooljudge.formats.ranking import rank_rows
 
 SCORES = [0.0, -0.0, 1.0, 1.0 + 1e-12, 2.5, 16777217.0, 16777216.0, -3.0]

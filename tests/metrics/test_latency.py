@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-
-from metrics.latency import LATENCY_SHOWN, latency_beside, latency_section
-from metrics.report_html import render_section
+from pooljudge.metrics.latency import LATENCY_SHOWN, latency_beside, latency_section
+from pooljudge.metrics.report_html import render_section
 
 LATENCY = pd.DataFrame({"run": ["bm25@v1", "<b>dense@v1", "old@v0"], "queries": [3, 3, 1],
                         "retrievals": [4, 3, 1], "timed": [4, 3, 0],

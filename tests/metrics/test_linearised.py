@@ -1,4 +1,5 @@
-"""Linearised standard errors (:mod:`metrics.linearised`): each estimator's gradient against a
+"""Linearised standard errors (:mod:`pooljudge.metrics.linearised`): each estimator's gradient
+against a
 numerical finite difference, its delete-one influence against recomputing the estimator without
 the row, statPrec@k's SE reproduced, the edge cases, and the ``method`` switch."""
 
@@ -9,21 +10,21 @@ import dataclasses
 import numpy as np
 import pandas as pd
 import pytest
-
-import metrics
-from metrics.estimators import inferred_ndcg_inputs, stat_ndcg_inputs
-from metrics.evaluate import load_qrels
-from metrics.join import join
-from metrics.linearised import (
+from pooljudge.metrics.estimators import inferred_ndcg_inputs, stat_ndcg_inputs
+from pooljudge.metrics.evaluate import load_qrels
+from pooljudge.metrics.join import join
+from pooljudge.metrics.linearised import (
     gradient,
     hajek_variance,
     influence,
     ndcg_parts,
 )
-from metrics.prels import bind_prels
-from metrics.registry import parse
-from metrics.second_order import linearised_se
-from metrics.uncertainty import standard_errors, stat_precision_se
+from pooljudge.metrics.prels import bind_prels
+from pooljudge.metrics.registry import parse
+from pooljudge.metrics.second_order import linearised_se
+from pooljudge.metrics.uncertainty import standard_errors, stat_precision_se
+
+from pooljudge import metrics
 from pooljudge.cli import main
 from pooljudge.errors import UsageError
 from pooljudge.formats.trec import run_columns

@@ -9,9 +9,8 @@ import random
 import numpy as np
 import pandas as pd
 import pytest
-
-from metrics.latency import LATENCY_COLUMNS, latency_table
-from metrics.logs import (
+from pooljudge.metrics.latency import LATENCY_COLUMNS, latency_table
+from pooljudge.metrics.logs import (
     LogIndex,
     log_runs,
     log_topics,
@@ -19,6 +18,7 @@ from metrics.logs import (
     select_queries,
     topic_groups,
 )
+
 from pooljudge.formats.logs import read_logs
 from tests.support.logs import sample_records, write_jsonl
 

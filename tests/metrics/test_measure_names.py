@@ -4,9 +4,9 @@ to the same measure, every name trec_eval 10 prints for -m all_trec, and bad val
 from __future__ import annotations
 
 import pytest
+from pooljudge.metrics import make, names, parse
+from pooljudge.metrics.registry import MapOf, Measure, SequenceOf
 
-from metrics import make, names, parse
-from metrics.registry import MapOf, Measure, SequenceOf
 from pooljudge.errors import InputError
 
 CANONICAL = [

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from pooljudge.metrics.evaluate import load_qrels
+from pooljudge.metrics.join import join
+from pooljudge.metrics.prels import bind_prels
 
-from metrics.evaluate import load_qrels
-from metrics.join import join
-from metrics.prels import bind_prels
 from pooljudge.errors import InputError
 from pooljudge.formats.trec import read_prels, run_columns, write_prels
 
@@ -89,7 +89,7 @@ def test_join_carries_prels_rows_only_with_prels():
 
 
 def test_prels_rows_survive_judged_only_and_block_merges():
-    from metrics.join import label, merge, rank
+    from pooljudge.metrics.join import label, merge, rank
 
     qrels = _qrels()
     prels = bind_prels(PRELS, qrels)

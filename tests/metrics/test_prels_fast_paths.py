@@ -7,13 +7,13 @@ import re
 
 import numpy as np
 import pandas as pd
+import pooljudge.metrics.qrels_lookup as lookup
 import pyarrow as pa
 import pytest
+from pooljudge.metrics.estimators import _running, _running_at
+from pooljudge.metrics.evaluate import score_all
+from pooljudge.metrics.join import Ranking
 
-import metrics.qrels_lookup as lookup
-from metrics.estimators import _running, _running_at
-from metrics.evaluate import score_all
-from metrics.join import Ranking
 from pooljudge.errors import InputError
 from pooljudge.formats import prels as prels_file
 from pooljudge.formats.trec import read_prels, write_qrels, write_run
@@ -137,7 +137,7 @@ def test_runs_read_one_ahead_score_like_runs_read_in_turn(tmp_path):
         paths.append(tmp_path / name)
     (tmp_path / "bad").write_text("1 Q0 d1 1 x run\n")
     measures = ["AP", "P@5"]
-    from metrics.evaluate import parse_all
+    from pooljudge.metrics.evaluate import parse_all
 
     parsed = parse_all(measures)
     ahead = score_all(tmp_path / "q", paths, parsed, block_bytes=None)[1]
@@ -153,8 +153,8 @@ def test_runs_read_one_ahead_score_like_runs_read_in_turn(tmp_path):
 
 
 def test_prels_scores_take_prepared_qrels_and_read_prels_alike(tmp_path):
-    from metrics.evaluate import load_qrels, parse_all
-    from metrics.prels import load_prels
+    from pooljudge.metrics.evaluate import load_qrels, parse_all
+    from pooljudge.metrics.prels import load_prels
 
     qrels = pd.DataFrame({"topic": ["1", "1", "2"], "doc": ["a", "b", "a"], "label": [1, 0, 2]})
     write_qrels(qrels, tmp_path / "q")

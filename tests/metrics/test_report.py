@@ -10,9 +10,7 @@ from html.parser import HTMLParser
 import numpy as np
 import pandas as pd
 import pytest
-
-import metrics
-from metrics.report import (
+from pooljudge.metrics.report import (
     RECALL_LEVELS,
     bias_view,
     collect,
@@ -23,7 +21,9 @@ from metrics.report import (
     render_report,
     sections,
 )
-from metrics.report_html import Section, html_table, render_page
+from pooljudge.metrics.report_html import Section, html_table, render_page
+
+from pooljudge import metrics
 from pooljudge.cli import main
 from pooljudge.formats.trec import write_qrels, write_run
 
@@ -256,6 +256,6 @@ def test_report_cli_usage_errors_write_nothing(tmp_path, capsys, extra, message)
                                              (np.float32(0.5), "0.5000"), (np.int64(7), "7"),
                                              (float("nan"), "–"), ("<i>", "&lt;i&gt;")])
 def test_cells_are_formatted_without_negative_zero(value, text):
-    from metrics.report_html import format_cell
+    from pooljudge.metrics.report_html import format_cell
 
     assert format_cell(value)[0] == text

@@ -6,11 +6,16 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from pooljudge.metrics.compare import compare_groups
+from pooljudge.metrics.report_groups import (
+    FLAG,
+    GROUP_TABLE_COLUMNS,
+    group_report,
+    insert_after_means,
+)
+from pooljudge.metrics.report_html import Section, render_page
 from scipy import stats
 
-from metrics.compare import compare_groups
-from metrics.report_groups import FLAG, GROUP_TABLE_COLUMNS, group_report, insert_after_means
-from metrics.report_html import Section, render_page
 from pooljudge.errors import UsageError
 
 EVIL = "<b onmouseover=alert(1)>&\"x'"

@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from pooljudge.metrics.residual import unreached
 
-import metrics
-from metrics.residual import unreached
+from pooljudge import metrics
 from pooljudge.errors import InputError
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from pooljudge.metrics.evaluate import load_qrels, parse_all, score, tidy
+from pooljudge.metrics.returned import count_names, cutoffs, num_ret, with_counts
 
-from metrics.evaluate import load_qrels, parse_all, score, tidy
-from metrics.returned import count_names, cutoffs, num_ret, with_counts
 from pooljudge.formats.trec import run_columns
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import metrics
+from pooljudge import metrics
 
 
 def _value(qrels: pd.DataFrame, run: pd.DataFrame, measure: str) -> float:

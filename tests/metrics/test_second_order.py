@@ -1,4 +1,5 @@
-"""The second-order correction of the delete-one variance (:mod:`metrics.second_order`): the
+"""The second-order correction of the delete-one variance (:mod:`pooljudge.metrics.second_order`):
+the
 two-row deletions against recomputing the estimator, the closed-form centred pair sum against
 the n × n matrix, the pair chunks, and the bounds of the corrected variance."""
 
@@ -9,17 +10,17 @@ import itertools
 
 import numpy as np
 import pytest
-
-from metrics.linearised import influence
-from metrics.pair_deletions import PAIRS
-from metrics.registry import parse
-from metrics.second_order import (
+from pooljudge.metrics.linearised import influence
+from pooljudge.metrics.pair_deletions import PAIRS
+from pooljudge.metrics.registry import parse
+from pooljudge.metrics.second_order import (
     delete_one_variance,
     first_order_variance,
     linearised_se,
     pair_surplus,
     pairs_by_topic,
 )
+
 from tests.metrics.test_linearised import _at, _case
 
 PAIRED = ["statAP", "statAP(rel=3)", "statNDCG", "statNDCG@10", "infNDCG", "infNDCG@10",
@@ -83,7 +84,7 @@ def _dense_surplus(p, pairs, z) -> np.ndarray:
 def test_closed_form_equals_the_centred_matrix(name, limit, monkeypatch):
     """pair_surplus (sums over the changing pairs, the centring in closed form, in chunks of
     ``limit`` pairs) equals the centred matrix summed, topic by topic."""
-    import metrics.second_order as second_order
+    import pooljudge.metrics.second_order as second_order
 
     monkeypatch.setattr(second_order, "PAIRS_PER_CHUNK", limit)
     r, p = _case(4, topics=3, docs=30)

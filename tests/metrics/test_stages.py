@@ -1,5 +1,6 @@
 """Stage comparison: moves in and out of the top k counted by hand, NumRet and fewer than k, a
-query missing from a stage, score ties, the measures against metrics.evaluate and the tests
+query missing from a stage, score ties, the measures against pooljudge.metrics.evaluate and the
+tests
 against scipy on the same deltas."""
 
 from __future__ import annotations
@@ -7,17 +8,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
-from statsmodels.stats.multitest import multipletests
-
-import metrics
-from metrics.stages import (
+from pooljudge.metrics.stages import (
     MOVE_COLUMNS,
     PER_QUERY_COLUMNS,
     SUMMARY_COLUMNS,
     compare_stages,
     steps,
 )
+from scipy import stats
+from statsmodels.stats.multitest import multipletests
+
+from pooljudge import metrics
 from pooljudge.errors import InputError
 
 QRELS = {"q1": {"r1": 1, "r2": 2, "r3": 1, "r4": 1, "n1": 0, "n2": 0, "n3": 0},

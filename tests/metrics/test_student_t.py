@@ -1,4 +1,4 @@
-"""metrics.student_t: t quantiles for whole degrees of freedom against scipy's, and the
+"""pooljudge.metrics.student_t: t quantiles for whole degrees of freedom against scipy's, and the
 confidence intervals built on them importing no scipy."""
 
 from __future__ import annotations
@@ -10,9 +10,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pooljudge.metrics.student_t import t_quantile, t_quantiles
 from scipy.special import stdtrit
-
-from metrics.student_t import t_quantile, t_quantiles
 
 LEVELS = [1e-4, 0.025, 0.05, 0.4, 0.51, 0.6, 0.75, 0.9, 0.95, 0.975, 0.99, 0.995, 0.999, 0.9999]
 DEGREES = [*range(1, 120), 199, 200, 499, 998, 999, 1000, 1001, 4999, 10_000, 123_456, 10**8]
@@ -55,8 +54,8 @@ def test_outside_the_domain_is_refused(p, df):
 
 
 @pytest.mark.parametrize("code", [
-    "from metrics.uncertainty import mean_interval; mean_interval(np.arange(50.0))",
-    "from metrics.groups import _t_interval; "
+    "from pooljudge.metrics.uncertainty import mean_interval; mean_interval(np.arange(50.0))",
+    "from pooljudge.metrics.groups import _t_interval; "
     "_t_interval(np.zeros(2), np.ones(2), np.array([3, 40]))",
 ])
 def test_intervals_import_no_scipy(code):

@@ -20,10 +20,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from pooljudge.metrics.evaluate import load_qrels, load_runs, score
+from pooljudge.metrics.join import join
+from pooljudge.metrics.registry import Measure, make, parse
 
-from metrics.evaluate import load_qrels, load_runs, score
-from metrics.join import join
-from metrics.registry import Measure, make, parse
 from pooljudge.errors import InputError
 
 TOLERANCE = 1e-9

@@ -12,8 +12,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-
-from metrics import evaluate
+from pooljudge.metrics import evaluate
 
 QRELS = pd.DataFrame({"topic": ["1"] * 5 + ["2"], "doc": ["a", "b", "c", "d", "n", "e"],
                       "label": [2, 1, 0, 1, -1, 1]})

@@ -15,8 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import pytrec_eval
-
-from metrics import evaluate
+from pooljudge.metrics import evaluate
 
 TOLERANCE = 1e-9
 CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)

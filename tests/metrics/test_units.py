@@ -11,9 +11,7 @@ import random
 
 import pandas as pd
 import pytest
-
-import metrics
-from metrics.units import (
+from pooljudge.metrics.units import (
     document_run,
     level_of,
     prepare_units,
@@ -22,6 +20,8 @@ from metrics.units import (
     run_at_level,
     runs_to_documents,
 )
+
+from pooljudge import metrics
 from pooljudge.errors import InputError, UsageError
 from pooljudge.formats.trec import run_columns
 

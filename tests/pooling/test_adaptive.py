@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from pooljudge.pooling import build_pool, global_sequence, make_policy
+from pooljudge.pooling.adaptive import _Arms
 
-from pooling import build_pool, global_sequence, make_policy
-from pooling.adaptive import _Arms
 from pooljudge.errors import InputError
 
 ADAPTIVE = ["mtf", "maxmean", "thompson", "maxmean(alpha=0.5,beta=2)"]

@@ -8,11 +8,11 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 import pytest
+from pooljudge.pooling import AdaptivePolicy, Pool, apply_budget, build_pool, make_policy, simulate
+from pooljudge.pooling.orders import canonical_order
+from pooljudge.pooling.static_orders import static_order
+from pooljudge.pooling.strategies import REGISTRY, parse_strategy
 
-from pooling import AdaptivePolicy, Pool, apply_budget, build_pool, make_policy, simulate
-from pooling.orders import canonical_order
-from pooling.static_orders import static_order
-from pooling.strategies import REGISTRY, parse_strategy
 from pooljudge.errors import InputError
 
 RUN = pd.DataFrame({"topic": ["1", "1"], "doc": ["a", "b"], "score": [2.0, 1.0]})

@@ -9,9 +9,9 @@ from collections import defaultdict
 import numpy as np
 import pandas as pd
 import pytest
+from pooljudge.pooling import apply_budget, build_pool, topic_order
+from pooljudge.pooling.static_orders import static_order
 
-from pooling import apply_budget, build_pool, topic_order
-from pooling.static_orders import static_order
 from pooljudge.errors import InputError
 from pooljudge.formats.trec import read_run_columns
 

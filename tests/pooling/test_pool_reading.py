@@ -14,9 +14,9 @@ import pyarrow.compute as pc
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pooljudge.pooling import build_pool
+from pooljudge.pooling.pool import top_candidates
 
-from pooling import build_pool
-from pooling.pool import top_candidates
 from pooljudge.cli import main
 from pooljudge.formats.ranking import byte_order_codes, rank_positions
 from pooljudge.formats.trec import RunColumns

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from pooljudge.pooling.query_sample import MISSING_STRATUM, sample_queries
 
-from pooling.query_sample import MISSING_STRATUM, sample_queries
 from pooljudge.errors import UsageError
 
 

@@ -4,8 +4,8 @@ and the option combinations it refuses."""
 from __future__ import annotations
 
 import pytest
+from pooljudge.pooling.sampling import SAMPLED_POOL
 
-from pooling.sampling import SAMPLED_POOL
 from pooljudge.cli import main
 from pooljudge.formats.trec import read_pool
 

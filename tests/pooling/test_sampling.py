@@ -1,4 +1,5 @@
-"""Sampled pools (pooling.sampling): designs as text, sample sizes, inclusion probabilities
+"""Sampled pools (pooljudge.pooling.sampling): designs as text, sample sizes, inclusion
+probabilities
 checked against 2,000 seeded draws, the file's round trip, and robust03's timing."""
 
 from __future__ import annotations
@@ -8,9 +9,8 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
-
-from pooling import build_pool
-from pooling.sampling import (
+from pooljudge.pooling import build_pool
+from pooljudge.pooling.sampling import (
     SAMPLED_POOL,
     Design,
     draw,
@@ -19,7 +19,8 @@ from pooling.sampling import (
     sample_pool,
     stratum_summary,
 )
-from pooling.sampling_draws import bounded_shares, largest_remainder
+from pooljudge.pooling.sampling_draws import bounded_shares, largest_remainder
+
 from pooljudge.errors import InputError
 from pooljudge.formats.trec import read_pool, write_pool
 

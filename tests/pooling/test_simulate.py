@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from pooljudge.pooling import build_pool, simulate, summary
+from pooljudge.pooling.simulate import Curve, found_share, needed_share
 
-from pooling import build_pool, simulate, summary
-from pooling.simulate import Curve, found_share, needed_share
 from pooljudge.formats.trec import read_qrels, read_run_columns, run_name
 
 

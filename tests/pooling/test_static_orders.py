@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from pooljudge.pooling import build_pool, make_policy, parse_strategy
+from pooljudge.pooling.static_orders import static_order
+from pooljudge.pooling.strategies import REGISTRY, StrategySpec
 
-from pooling import build_pool, make_policy, parse_strategy
-from pooling.static_orders import static_order
-from pooling.strategies import REGISTRY, StrategySpec
 from pooljudge.errors import InputError
 
 # Topic 1. Run A: d1 (10), d2 (8), d3 (0). Run B: d3 (5), d1 (3), d4 (1). Depth 3.

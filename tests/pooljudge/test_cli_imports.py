@@ -46,6 +46,7 @@ def test_top_level_help_imports_no_command_implementation(argv: list[str]) -> No
     status, modules, _ = _start(*argv)
     assert status == (0 if argv else 2)
     assert _packages(modules) & (HEAVY | ARRAYS | {"metrics"}) == set()
-    assert {m for m in modules if m.startswith(("annotate.", "pooling."))} <= {
-        "annotate.links", "annotate.records", "annotate.consensus_policies",
-        "pooling.orders", "pooling.strategies"}
+    assert {m for m in modules if m.startswith(("pooljudge.annotate.", "pooljudge.pooling."))} <= {
+        "pooljudge.annotate.links", "pooljudge.annotate.records",
+        "pooljudge.annotate.consensus_policies",
+        "pooljudge.pooling.orders", "pooljudge.pooling.strategies"}

@@ -1,4 +1,5 @@
-"""``pooljudge eval`` without pandas: its tsv/json rows follow ``metrics.evaluate.tidy`` exactly,
+"""``pooljudge eval`` without pandas: its tsv/json rows follow ``pooljudge.metrics.evaluate.tidy``
+exactly,
 and reading qrels and runs concurrently still reports a bad qrels file first."""
 
 from __future__ import annotations
@@ -6,8 +7,8 @@ from __future__ import annotations
 import gzip
 
 import pytest
+from pooljudge.metrics.evaluate import parse_all, score_all, tidy
 
-from metrics.evaluate import parse_all, score_all, tidy
 from pooljudge.cli import main
 from pooljudge.cli.eval_cmd import _rows
 from pooljudge.errors import InputError

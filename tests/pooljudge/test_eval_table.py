@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pooljudge.metrics.evaluate import RunResult, parse_all, tidy
+from pooljudge.metrics.returned import cutoffs, num_ret, with_counts
 
-from metrics.evaluate import RunResult, parse_all, tidy
-from metrics.returned import cutoffs, num_ret, with_counts
 from pooljudge.cli.eval_cmd import TABLE_COVERAGE, _render, _shown, _table, _with_errors
 from tests.support.fresh import python_output
 

@@ -7,10 +7,10 @@ import ast
 import inspect
 
 import pytest
+from pooljudge.metrics import parse
+from pooljudge.pooling.strategies import parse_strategy
 
 import pooljudge.grammar
-from metrics import parse
-from pooling.strategies import parse_strategy
 from pooljudge.errors import InputError
 from pooljudge.grammar import NameSyntaxError, ParsedName, format_name, parse_name
 

@@ -8,10 +8,8 @@ import inspect
 import sys
 
 import pytest
-
-import pooling
-from annotate.consensus import DECIDERS
-from annotate.consensus_policies import (
+from pooljudge.annotate.consensus import DECIDERS
+from pooljudge.annotate.consensus_policies import (
     DEFAULT_POLICY,
     DEFAULT_TIES,
     POLICIES,
@@ -19,15 +17,19 @@ from annotate.consensus_policies import (
     TIES,
     Policy,
 )
-from pooling.orders import ADAPTIVE_ORDERS, JUDGING_ORDERS
-from pooling.strategies import DEFAULT_STRATEGY, REGISTRY, parse_strategy
+from pooljudge.pooling.orders import ADAPTIVE_ORDERS, JUDGING_ORDERS
+from pooljudge.pooling.strategies import DEFAULT_STRATEGY, REGISTRY, parse_strategy
+
+from pooljudge import pooling
 from pooljudge.cli.pool_cmd import DEFAULT_SIMULATE
 from tests.support.fresh import python_output
 
-IMPLEMENTATIONS = {"static": "pooling.static_orders", "adaptive": "pooling.adaptive"}
+IMPLEMENTATIONS = {"static": "pooljudge.pooling.static_orders",
+                   "adaptive": "pooljudge.pooling.adaptive"}
 NOT_ORDERS = {"order_within_topics", "static_order"}
-LIGHT_MODULES = ("pooling", "pooling.strategies", "pooling.orders", "pooljudge.grammar",
-                 "annotate.consensus_policies", "annotate.records")
+LIGHT_MODULES = ("pooljudge.pooling", "pooljudge.pooling.strategies", "pooljudge.pooling.orders",
+                 "pooljudge.grammar",
+                 "pooljudge.annotate.consensus_policies", "pooljudge.annotate.records")
 
 
 @pytest.mark.parametrize("kind", sorted(IMPLEMENTATIONS))
@@ -97,7 +99,8 @@ def test_every_policy_shown_by_the_help_parses_and_prints_back(written: str) -> 
 def test_the_light_modules_load_no_array_library() -> None:
     code = (f"import importlib, sys\nfor m in {LIGHT_MODULES!r}: importlib.import_module(m)\n"
             "print(sorted({m.split('.')[0] for m in sys.modules} & "
-            "{'numpy', 'pandas', 'pyarrow', 'sqlalchemy', 'metrics'}))")
+            "{'numpy', 'pandas', 'pyarrow', 'sqlalchemy'}"
+            " | {m for m in sys.modules if m.startswith('pooljudge.metrics')}))")
     done = python_output(code)
     assert done.strip() == "[]"
 
@@ -106,12 +109,12 @@ def test_the_pooling_package_exports_every_name_lazily() -> None:
     assert sorted(pooling.__all__) == sorted(pooling._EXPORTS)
     for name in pooling.__all__:
         assert getattr(pooling, name) is getattr(
-            sys.modules[f"pooling.{pooling._EXPORTS[name]}"], name)
+            sys.modules[f"pooljudge.pooling.{pooling._EXPORTS[name]}"], name)
 
 
 def test_pooling_simulate_stays_the_function_when_its_module_is_imported_first() -> None:
-    code = ("import pooling.simulate\nfrom pooling import simulate\n"
-            "import pooling\nprint(callable(simulate), pooling.simulate is simulate, "
+    code = ("import pooljudge.pooling.simulate\nfrom pooling import simulate\n"
+            "import pooling\nprint(callable(simulate), pooljudge.pooling.simulate is simulate, "
             "type(simulate).__name__)")
     done = python_output(code)
     assert done.split() == ["True", "True", "function"]

@@ -15,8 +15,8 @@ from types import SimpleNamespace
 
 import pytest
 import sqlalchemy as sa
+from pooljudge.annotate.store import open_engine
 
-from annotate.store import open_engine
 from pooljudge.cli import main, serve_cmd
 from tests.support.postgres import PG_SERVER, create_pg_database, drop_pg_database
 

@@ -17,7 +17,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-from annotate.ui.keys import KEYBOARD
+from pooljudge.annotate.ui.keys import KEYBOARD
+
 from pooljudge.cli.serve_cmd import streamlit_command
 
 __all__ = [
@@ -128,7 +129,8 @@ def wait_keys_ready(page) -> None:
     Streamlit binds a button's shortcut (hotkeys-js, ``window.hotkeys``) in a React effect after
     the button is drawn; on a busy machine that came up to a second after the run had finished,
     and a key pressed in between was silently lost (measured with two browsers on two cores).
-    The judging page's own keys (:mod:`annotate.ui.keyboard`) count once its script listens.
+    The judging page's own keys (:mod:`pooljudge.annotate.ui.keyboard`) count once its script
+    listens.
     """
     page.wait_for_function(
         """(scriptKey) => {

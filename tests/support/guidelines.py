@@ -1,16 +1,16 @@
 """Start a test past the guidelines gate: acknowledge the current guidelines for a login.
 
-Tests that are not about the gate (:mod:`annotate.ui.guidelines`) open the judging page as a
+Tests that are not about the gate (:mod:`pooljudge.annotate.ui.guidelines`) open the judging page
+as a
 person who has already read the guidelines, so they keep testing what they did before the
 gate existed; the gate's own tests open pages without it.
 """
 
 from __future__ import annotations
 
+from pooljudge.annotate import store
+from pooljudge.annotate.store import session_scope
 from sqlalchemy import Engine
-
-from annotate import store
-from annotate.store import session_scope
 
 __all__ = ["acknowledge_for"]
 

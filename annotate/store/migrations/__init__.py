@@ -1,6 +1,7 @@
-"""Alembic migrations of the judgment store (run by :func:`annotate.store.engine.open_engine`).
+"""Alembic migrations of the judgment store (run by
+:func:`pooljudge.annotate.store.engine.open_engine`).
 
-What each revision added to the schema (:mod:`annotate.store.models` describes ``head``):
+What each revision added to the schema (:mod:`pooljudge.annotate.store.models` describes ``head``):
 
 Queue counters (revision 0002): ``pair.open_slots`` is the overlap K minus the participants who
 judged the pair minus the live claims on it, never below 0; ``pair.judged`` counts the distinct
@@ -10,19 +11,19 @@ participants who judged it. ``topic.open_slots`` is K minus the annotators holdi
 
 Adaptive orders (revision 0003): ``pool_entry`` keeps each pair's rank in every run that
 retrieved it; ``campaign.order_seed`` seeds the policy and ``campaign.queue_mark`` is the highest
-judgment id the queue positions reflect (see :mod:`annotate.store.adaptive_queue`).
+judgment id the queue positions reflect (see :mod:`pooljudge.annotate.store.adaptive_queue`).
 
 Progress counters (revision 0004): ``annotator_topic.judged`` counts the distinct pairs of a
 topic each annotator judged, so progress never aggregates judgments (see
-:mod:`annotate.store.progress_counters`).
+:mod:`pooljudge.annotate.store.progress_counters`).
 
 Automatic judges (revision 0005): ``auto_judgment`` holds the provenance of each label an LLM
 judge wrote (one row per judgment row, same transaction); ``auto_failure`` the pairs whose last
 attempt gave no label, one row per (pair, judge), deleted when a later run labels the pair (see
-:mod:`annotate.store.autojudge`).
+:mod:`pooljudge.annotate.store.autojudge`).
 
 Keyboard (revision 0006): ``campaign.keymap`` is the campaign's key map as JSON (every action's
-keys, see :mod:`annotate.keymap`), or NULL for the defaults.
+keys, see :mod:`pooljudge.annotate.keymap`), or NULL for the defaults.
 
 Judging aids (revision 0007): ``judgment.status`` is ``label``, ``withdrawn`` (an undo) or
 ``cannot_judge``; each is a version of the same (pair, annotator, kind) sequence and the latest
@@ -38,7 +39,7 @@ Sampled pools (revision 0008): ``pair.stratum`` and ``pair.inclusion`` (the pair
 inclusion probability π) are set for every pair of a campaign made from a sampled pool and NULL
 otherwise; only the sampled pairs are ``pair`` rows (so the queue, claims, counters and their
 indexes never meet an unsampled pair). ``unsampled_pair`` keeps the pooled pairs the design did
-not draw, by their ids as text (see :mod:`annotate.store.samples`).
+not draw, by their ids as text (see :mod:`pooljudge.annotate.store.samples`).
 
 Passages (revision 0009): ``document.parent``, ``passage_start`` and ``passage_end`` are NULL for
 a whole document and set for a passage, whose ``text`` is its slice of the parent row (stored

@@ -1,15 +1,14 @@
 """Alembic environment: migrate the connection handed over by
-:func:`annotate.store.engine.open_engine`.
+:func:`pooljudge.annotate.store.engine.open_engine`.
 
 Run from the ``alembic`` command line instead, it connects to ``$POOLJUDGE_DB`` (or the default).
 """
 
 from __future__ import annotations
 
+import pooljudge.annotate.store.models  # noqa: F401  (registers the tables on SQLModel.metadata)
 from alembic import context
 from sqlmodel import SQLModel
-
-import annotate.store.models  # noqa: F401  (registers the tables on SQLModel.metadata)
 
 config = context.config
 
@@ -25,7 +24,7 @@ connection = config.attributes.get("connection")
 if connection is not None:
     _run(connection)
 else:
-    from annotate.store.engine import open_engine
+    from pooljudge.annotate.store.engine import open_engine
 
     engine = open_engine(upgrade=False)
     with engine.begin() as fresh:

@@ -12,9 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import sqlalchemy as sa
-
-from annotate.records import LabelScale
-from annotate.store import (
+from pooljudge.annotate.records import LabelScale
+from pooljudge.annotate.store import (
     add_annotator,
     annotator_id,
     create_campaign,
@@ -24,9 +23,10 @@ from annotate.store import (
     record_judgment,
     session_scope,
 )
-from annotate.store.adaptive_queue import BATCH, rerank_queue, run_ranks
-from annotate.store.models import Pair
-from pooling import Pool, build_pool, global_sequence, make_policy
+from pooljudge.annotate.store.adaptive_queue import BATCH, rerank_queue, run_ranks
+from pooljudge.annotate.store.models import Pair
+from pooljudge.pooling import Pool, build_pool, global_sequence, make_policy
+
 from pooljudge.cli import main
 from pooljudge.cli.simulate_cmd import simulate_worker
 from pooljudge.errors import InputError
@@ -246,7 +246,7 @@ def test_maxmean_finds_relevant_documents_earlier_than_document_order(engine):
 
 
 def test_a_withdrawn_or_cannot_judge_vote_leaves_the_pair_unjudged_for_the_policy() -> None:
-    from annotate.store.adaptive_queue import _State
+    from pooljudge.annotate.store.adaptive_queue import _State
 
     state = _State(policy=None, keys={1: ("t", "d1")}, ids={("t", "d1"): 1})
     assert state.absorb([(1, 10, 1, 1), (1, 11, 1, 0)]) and state.judged == {("t", "d1"): 0}

@@ -6,8 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import sqlalchemy as sa
-
-from annotate.store import (
+from pooljudge.annotate.store import (
     add_annotator,
     authenticate,
     judgments_frame,
@@ -17,9 +16,10 @@ from annotate.store import (
     session_scope,
     skip_pair,
 )
-from annotate.store.assignment import queue_positions
-from annotate.store.common import utcnow
-from annotate.store.models import Claim
+from pooljudge.annotate.store.assignment import queue_positions
+from pooljudge.annotate.store.common import utcnow
+from pooljudge.annotate.store.models import Claim
+
 from pooljudge.errors import InputError
 
 

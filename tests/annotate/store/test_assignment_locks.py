@@ -13,10 +13,9 @@ import uuid
 
 import pytest
 import sqlalchemy as sa
-
-from annotate import store
-from annotate.records import LabelScale
-from annotate.store import open_engine, session_scope
+from pooljudge.annotate import store
+from pooljudge.annotate.records import LabelScale
+from pooljudge.annotate.store import open_engine, session_scope
 
 
 @pytest.mark.postgres

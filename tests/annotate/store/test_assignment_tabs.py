@@ -17,11 +17,11 @@ from collections import Counter
 import pandas as pd
 import pytest
 import sqlalchemy as sa
+from pooljudge.annotate import store
+from pooljudge.annotate.records import LabelScale
+from pooljudge.annotate.store import DuplicateWrite, open_engine, session_scope
+from pooljudge.annotate.store.models import Annotator, Campaign, Claim, Judgment, Pair
 
-from annotate import store
-from annotate.records import LabelScale
-from annotate.store import DuplicateWrite, open_engine, session_scope
-from annotate.store.models import Annotator, Campaign, Claim, Judgment, Pair
 from pooljudge.errors import InputError
 
 # sessions per annotator: "a" judges in four tabs at once, "b" in two, "c" in one

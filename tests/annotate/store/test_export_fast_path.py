@@ -14,11 +14,10 @@ import numpy as np
 import pandas as pd
 import pytest
 import sqlalchemy as sa
-
-from annotate.agreement import agreement_report
-from annotate.consensus import Policy, consensus_qrels
-from annotate.records import LabelScale
-from annotate.store import (
+from pooljudge.annotate.agreement import agreement_report
+from pooljudge.annotate.consensus import Policy, consensus_qrels
+from pooljudge.annotate.records import LabelScale
+from pooljudge.annotate.store import (
     add_annotator,
     authenticate,
     create_campaign,
@@ -27,9 +26,10 @@ from annotate.store import (
     record_judgment,
     session_scope,
 )
-from annotate.store import frames as store_frames
-from annotate.store.frames import FRAME_COLUMNS
-from annotate.store.models import Annotator, Campaign, Document, Judgment, Pair, Topic
+from pooljudge.annotate.store import frames as store_frames
+from pooljudge.annotate.store.frames import FRAME_COLUMNS
+from pooljudge.annotate.store.models import Annotator, Campaign, Document, Judgment, Pair, Topic
+
 from pooljudge.cli import main
 from pooljudge.errors import UsageError
 from pooljudge.formats.trec import write_qrels
@@ -92,7 +92,7 @@ def _votes(rng: np.random.Generator, collection: dict[str, pd.DataFrame]) -> pd.
                                         pytest.param("postgresql", marks=pytest.mark.postgres)])
 def db(request, tmp_path_factory) -> Iterator[tuple[sa.Engine, str, str]]:
     """(engine, url, campaign name) of one generated campaign per backend, built once."""
-    from annotate.store import open_engine
+    from pooljudge.annotate.store import open_engine
 
     url = (f"sqlite:///{tmp_path_factory.mktemp('fast') / 'store.db'}"
            if request.param == "sqlite" else request.getfixturevalue("pg_url"))

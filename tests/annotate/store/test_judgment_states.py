@@ -7,9 +7,8 @@ import uuid
 
 import pytest
 import sqlalchemy as sa
-
-from annotate.records import LabelScale
-from annotate.store import (
+from pooljudge.annotate.records import LabelScale
+from pooljudge.annotate.store import (
     add_annotator,
     annotator_id,
     consistency_problems,
@@ -26,7 +25,8 @@ from annotate.store import (
     withdraw_last,
     withdrawal,
 )
-from annotate.store.models import Pair
+from pooljudge.annotate.store.models import Pair
+
 from pooljudge.errors import InputError
 from tests.annotate.conftest import small_collection
 
@@ -265,7 +265,7 @@ def test_two_tabs_undoing_at_once_withdraw_two_different_answers(engine, db_url)
 
 
 def test_an_automatic_judge_gets_the_pairs_no_person_labelled(engine):
-    from annotate.store import pairs_for_judge
+    from pooljudge.annotate.store import pairs_for_judge
 
     name, ids = _team(engine, overlap=1)
     with session_scope(engine) as session:

@@ -10,10 +10,8 @@ import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlmodel import SQLModel
-
-from annotate.records import ANNOTATOR_ROLES, LabelScale
-from annotate.store import (
+from pooljudge.annotate.records import ANNOTATOR_ROLES, LabelScale
+from pooljudge.annotate.store import (
     add_annotator,
     annotator_id,
     create_campaign,
@@ -26,7 +24,9 @@ from annotate.store import (
     record_judgment,
     session_scope,
 )
-from annotate.store.models import one_of
+from pooljudge.annotate.store.models import one_of
+from sqlmodel import SQLModel
+
 from pooljudge.errors import PoolJudgeError
 from tests.annotate.conftest import small_collection
 from tests.support.postgres import fresh_database_url
@@ -129,7 +129,7 @@ def _check_constraints(engine: sa.Engine) -> dict[str, set[tuple[str, str]]]:
 
 
 def test_check_constraints_of_models_equal_the_migrated_ones(engine, tmp_path):
-    """The value sets the models build from annotate.records (``one_of``) are the very
+    """The value sets the models build from pooljudge.annotate.records (``one_of``) are the very
     constraints the migrations created: same names, same text, on both backends."""
     with fresh_database_url(engine.dialect.name, tmp_path, "pooljudge_models") as url:
         made = sa.create_engine(url)

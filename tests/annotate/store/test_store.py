@@ -7,9 +7,8 @@ import hashlib
 import pandas as pd
 import pytest
 import sqlalchemy as sa
-
-from annotate.records import LabelScale
-from annotate.store import (
+from pooljudge.annotate.records import LabelScale
+from pooljudge.annotate.store import (
     DuplicateWrite,
     add_annotator,
     authenticate,
@@ -28,7 +27,8 @@ from annotate.store import (
     remove_annotator,
     session_scope,
 )
-from annotate.store.models import Annotator, Claim, Judgment, Pair
+from pooljudge.annotate.store.models import Annotator, Claim, Judgment, Pair
+
 from pooljudge.errors import InputError
 
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 import sqlalchemy as sa
-
-from annotate.store import (
+from pooljudge.annotate.store import (
     add_annotator,
     annotator_id,
     consistency_problems,
@@ -16,6 +15,7 @@ from annotate.store import (
     session_scope,
     skip_pair,
 )
+
 from pooljudge.errors import InputError
 
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 import sqlalchemy as sa
-
-from annotate.records import LabelScale
-from annotate.store import (
+from pooljudge.annotate.records import LabelScale
+from pooljudge.annotate.store import (
     DEFAULT_URL,
     create_campaign,
     database_url,
@@ -15,6 +14,7 @@ from annotate.store import (
     open_engine,
     session_scope,
 )
+
 from pooljudge.errors import InputError, PoolJudgeError
 
 

@@ -6,8 +6,7 @@ import hashlib
 
 import pytest
 import sqlalchemy as sa
-
-from annotate.store import (
+from pooljudge.annotate.store import (
     acknowledge_guidelines,
     acknowledgements,
     add_annotator,
@@ -18,6 +17,7 @@ from annotate.store import (
     session_scope,
     set_guidelines,
 )
+
 from pooljudge.errors import InputError
 
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from pooljudge.annotate import store
+from pooljudge.annotate.store import session_scope
 
-from annotate import store
-from annotate.store import session_scope
 from pooljudge.errors import InputError
 
 

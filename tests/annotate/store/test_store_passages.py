@@ -8,10 +8,8 @@ import pytest
 import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlmodel import SQLModel
-
-from annotate.records import LabelScale, PassageContext
-from annotate.store import (
+from pooljudge.annotate.records import LabelScale, PassageContext
+from pooljudge.annotate.store import (
     add_annotator,
     annotator_id,
     campaign_summary,
@@ -25,6 +23,8 @@ from annotate.store import (
     record_judgment,
     session_scope,
 )
+from sqlmodel import SQLModel
+
 from pooljudge.errors import InputError
 
 TEXT = "Intro about cats. The <b>widget</b> [x](http://evil) passage here. Outro."

@@ -6,9 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import sqlalchemy as sa
-
-from annotate.records import LabelScale
-from annotate.store import (
+from pooljudge.annotate.records import LabelScale
+from pooljudge.annotate.store import (
     DuplicateWrite,
     add_annotator,
     annotator_id,
@@ -32,6 +31,7 @@ from annotate.store import (
     withdraw_last,
     withdrawal,
 )
+
 from tests.annotate.conftest import small_collection
 
 PEOPLE = ("ann", "bob", "cy")

@@ -7,8 +7,8 @@ import json
 import time
 
 import pytest
+from pooljudge.annotate.records import MAX_LABELS, LabelScale
 
-from annotate.records import MAX_LABELS, LabelScale
 from pooljudge.errors import InputError
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 
 import pytest
+from pooljudge.annotate import store
+from pooljudge.annotate.store import session_scope
 
-from annotate import store
-from annotate.store import session_scope
 from pooljudge.errors import InputError
 from pooljudge.formats.terms import MAX_TERM_LENGTH, MAX_TERMS
 

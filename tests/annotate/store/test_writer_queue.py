@@ -1,4 +1,5 @@
-"""The writers' queue (:func:`annotate.store.writer_queue.writer_turn`) on real files and kernel
+"""The writers' queue (:func:`pooljudge.annotate.store.writer_queue.writer_turn`) on real files and
+kernel
 locks.
 
 Mutual exclusion across processes and threads, first-come-first-served hand-over, release when a
@@ -21,9 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from annotate.store import writer_queue
-from annotate.store.writer_queue import FAIR, SLOTS, writer_turn
+from pooljudge.annotate.store import writer_queue
+from pooljudge.annotate.store.writer_queue import FAIR, SLOTS, writer_turn
 
 TICKET = struct.Struct("<Q")
 WAIT = 10.0  # bound of every wait for something that must happen

@@ -15,10 +15,10 @@ from types import SimpleNamespace
 
 import pandas as pd
 import pytest
+from pooljudge.annotate.store import database_url, open_engine
 from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
-from annotate.store import database_url, open_engine
 from tests.support.guidelines import acknowledge_for
 
 APP = str(Path(__file__).resolve().parents[3] / "annotate" / "app.py")

@@ -11,15 +11,14 @@ import zlib
 
 import pandas as pd
 import pytest
+from pooljudge.annotate import store
+from pooljudge.annotate.consensus import Policy, adjudication_queue, consensus_qrels
+from pooljudge.annotate.records import LabelScale
+from pooljudge.annotate.store import session_scope
+from pooljudge.annotate.ui import keys
 from sklearn.metrics import cohen_kappa_score
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
-
-from annotate import store
-from annotate.consensus import Policy, adjudication_queue, consensus_qrels
-from annotate.records import LabelScale
-from annotate.store import session_scope
-from annotate.ui import keys
 
 ADMIN_PAGES = ("adjudicate", "overview", "agreement", "export", "evaluate", "create", "people",
                "terms")

@@ -15,21 +15,20 @@ import zlib
 import pandas as pd
 import pytest
 from markdown_it import MarkdownIt
+from pooljudge.annotate import store
+from pooljudge.annotate.agreement import agreement_report
+from pooljudge.annotate.consensus import Policy, consensus_qrels, disagreements
+from pooljudge.annotate.records import Label, LabelScale
+from pooljudge.annotate.store import PACE, session_scope, time_left
+from pooljudge.annotate.ui import keys
+from pooljudge.annotate.ui.admin import hourly_rates
+from pooljudge.annotate.ui.agreement_view import confusion, confusion_view, kappa_heat
+from pooljudge.annotate.ui.render import JOINER, md_escape
 from sklearn.metrics import cohen_kappa_score
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import UnknownElement
-
-from annotate import store
-from annotate.agreement import agreement_report
-from annotate.consensus import Policy, consensus_qrels, disagreements
-from annotate.records import Label, LabelScale
-from annotate.store import PACE, session_scope, time_left
-from annotate.ui import keys
-from annotate.ui.admin import hourly_rates
-from annotate.ui.agreement_view import confusion, confusion_view, kappa_heat
-from annotate.ui.render import JOINER, md_escape
 
 DOCS = {"d1": "7", "d2": "7", "d3": "7", "d4": "7", "d5": "8", "d6": "8"}
 SCALE = LabelScale.binary()
@@ -392,7 +391,8 @@ def test_a_sampled_campaign_exports_minus_one_lines_and_its_prels(db, collection
     """The Export page gives what ``pooljudge export`` writes for a sampled pool, byte for
     byte: the qrels with every pooled-but-unsampled pair at -1 and the prels of every pooled
     pair."""
-    from annotate.campaigns import CampaignSettings, create_campaign
+    from pooljudge.annotate.campaigns import CampaignSettings, create_campaign
+
     from pooljudge.cli import main
 
     data = collection({"d1": "7", "d2": "7", "d3": "7", "d5": "8", "d6": "8"}, "body of")

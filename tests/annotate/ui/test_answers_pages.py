@@ -9,11 +9,10 @@ and d2 0 and cannot judge d3; ann2 labels d1 1, d2 1 and d3 0.
 from __future__ import annotations
 
 import pytest
-
-from annotate import store
-from annotate.records import LabelScale
-from annotate.store import session_scope
-from annotate.ui.create import CREATE_CANNOT_JUDGE, CREATE_RATIONALE
+from pooljudge.annotate import store
+from pooljudge.annotate.records import LabelScale
+from pooljudge.annotate.store import session_scope
+from pooljudge.annotate.ui.create import CREATE_CANNOT_JUDGE, CREATE_RATIONALE
 
 # The create page's fixture and form helpers; the admin pages' record of downloads.
 from tests.annotate.ui.test_admin_pages import downloads  # noqa: F401

@@ -7,12 +7,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import sqlalchemy as sa
+from pooljudge.annotate import store
+from pooljudge.annotate.records import LabelScale
+from pooljudge.annotate.store import open_engine, session_scope
+from pooljudge.annotate.ui import keys
 from streamlit.testing.v1 import AppTest
-
-from annotate import store
-from annotate.records import LabelScale
-from annotate.store import open_engine, session_scope
-from annotate.ui import keys
 
 APP = str(Path(__file__).resolve().parents[3] / "annotate" / "app.py")
 

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
-
-from annotate import store
-from annotate.store import session_scope
-from annotate.ui.create import CREATE_HIGHLIGHT_NARRATIVE
+from pooljudge.annotate import store
+from pooljudge.annotate.store import session_scope
+from pooljudge.annotate.ui.create import CREATE_HIGHLIGHT_NARRATIVE
 
 # The create page's fixture (uploads of small files, an admin) and its form helpers.
 from tests.annotate.ui.test_create_page import _create_page, _fill, _submit, app  # noqa: F401

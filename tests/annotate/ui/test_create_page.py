@@ -16,17 +16,17 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import sqlalchemy as sa
+from pooljudge.annotate import store
+from pooljudge.annotate.links import DEFAULT_APP_URL as DEFAULT_URL
+from pooljudge.annotate.records import Label, LabelScale
+from pooljudge.annotate.store import open_engine, session_scope
+from pooljudge.annotate.store.models import Campaign, Document, Pair, Topic
+from pooljudge.annotate.ui import create, keys
+from pooljudge.annotate.ui.render import JOINER
+from pooljudge.pooling.pool import apply_budget, build_pool
+from pooljudge.pooling.static_orders import static_order
 from streamlit.testing.v1 import AppTest
 
-from annotate import store
-from annotate.links import DEFAULT_APP_URL as DEFAULT_URL
-from annotate.records import Label, LabelScale
-from annotate.store import open_engine, session_scope
-from annotate.store.models import Campaign, Document, Pair, Topic
-from annotate.ui import create, keys
-from annotate.ui.render import JOINER
-from pooling.pool import apply_budget, build_pool
-from pooling.static_orders import static_order
 from pooljudge.errors import InputError
 from pooljudge.formats.trec import read_run
 

@@ -18,15 +18,15 @@ import numpy as np
 import pandas as pd
 import pytest
 import streamlit as st
+from pooljudge.annotate import store
+from pooljudge.annotate.records import LabelScale
+from pooljudge.annotate.store import session_scope
+from pooljudge.annotate.ui import keys
+from pooljudge.annotate.ui.evaluate_panels import POOL_DEPTH
+from pooljudge.annotate.ui.render import md_escape
 from streamlit.testing.v1 import AppTest
 
-import metrics
-from annotate import store
-from annotate.records import LabelScale
-from annotate.store import session_scope
-from annotate.ui import keys
-from annotate.ui.evaluate_panels import POOL_DEPTH
-from annotate.ui.render import md_escape
+from pooljudge import metrics
 from pooljudge.cli import main
 from pooljudge.formats.trec import read_qrels, write_run
 from tests.support.uploads import Upload
@@ -125,7 +125,8 @@ def _sections(at: AppTest) -> dict[str, dict[str, list]]:
 
 
 def _direct(qrels: Path, paths: dict[str, Path], measures, **options) -> pd.DataFrame:
-    """run × measure means from metrics.evaluate on the exported qrels and the run files."""
+    """run × measure means from pooljudge.metrics.evaluate on the exported qrels and the run
+    files."""
     tidy = metrics.evaluate(str(qrels), [str(p) for p in paths.values()], measures,
                             per_topic=False, **options)
     return tidy.pivot(index="run", columns="measure", values="value")

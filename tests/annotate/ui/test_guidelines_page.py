@@ -6,13 +6,12 @@ nothing. The editor on the People page saves and lists who has read the current 
 from __future__ import annotations
 
 import sqlalchemy as sa
+from pooljudge.annotate import store
+from pooljudge.annotate.records import LabelScale
+from pooljudge.annotate.store import session_scope
+from pooljudge.annotate.ui import keys
+from pooljudge.annotate.ui.guidelines import ACK, ACK_KEY_NAME, SAVE, editor_key
 from streamlit.testing.v1 import AppTest
-
-from annotate import store
-from annotate.records import LabelScale
-from annotate.store import session_scope
-from annotate.ui import keys
-from annotate.ui.guidelines import ACK, ACK_KEY_NAME, SAVE, editor_key
 
 DOCS = {"d1": "7", "d2": "7", "d3": "8"}
 RULES = "Rule 1: judge the page, not the site.\n[trap](http://evil.example) <b>bold</b>"

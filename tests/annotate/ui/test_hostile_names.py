@@ -1,4 +1,4 @@
-"""Names from uploads render as literal text: the escaping helpers of annotate.ui.render.
+"""Names from uploads render as literal text: the escaping helpers of pooljudge.annotate.ui.render.
 
 Each trap is checked with a CommonMark + GFM parser and the rewrites Streamlit applies to text
 after Markdown escapes are resolved (the ``inert`` fixture): escaped, it becomes no element and
@@ -11,8 +11,7 @@ from __future__ import annotations
 import re
 
 import pytest
-
-from annotate.ui.render import JOINER, caption_html, keys_html, md_escape, text_html
+from pooljudge.annotate.ui.render import JOINER, caption_html, keys_html, md_escape, text_html
 
 TRAPS = {
     "md-link": "ann [x](http://evil.example/a)",

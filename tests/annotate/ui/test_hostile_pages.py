@@ -16,13 +16,13 @@ from collections.abc import Iterator
 import pandas as pd
 import pytest
 import streamlit as st
+from pooljudge.annotate import store
+from pooljudge.annotate.records import Label, LabelScale
+from pooljudge.annotate.store import session_scope
+from pooljudge.annotate.ui import keys
+from pooljudge.annotate.ui.routes import ROUTES
 from streamlit.testing.v1 import AppTest
 
-from annotate import store
-from annotate.records import Label, LabelScale
-from annotate.store import session_scope
-from annotate.ui import keys
-from annotate.ui.routes import ROUTES
 from tests.support.uploads import Upload
 
 EVIL = ('[x](http://evil.example/a) ![i](https://evil.example/i.png) www.evil.example '
@@ -153,7 +153,7 @@ def _act(page: str, role: str, at: AppTest) -> Iterator[tuple[AppTest, tuple[str
             at.button(key=keys.ADD_PEOPLE_SUBMIT).click().run()
             yield at, (NEWCOMER,)
     elif page == "terms":                                    # hostile terms: saved, refused
-        from annotate.ui.terms_admin import TERMS_SAVE
+        from pooljudge.annotate.ui.terms_admin import TERMS_SAVE
 
         terms = "\n".join(t for t in EVIL.split() if any(c.isalnum() for c in t))
         for text in (terms, f"{terms}\n{EVIL}"):              # EVIL is too long for a term

@@ -15,13 +15,12 @@ import pandas as pd
 import pytest
 import sqlalchemy as sa
 from markdown_it import MarkdownIt
+from pooljudge.annotate import store
+from pooljudge.annotate.records import Label, LabelScale
+from pooljudge.annotate.store import PACE, session_scope
+from pooljudge.annotate.ui import keys
+from pooljudge.annotate.ui.render import JOINER, md_escape
 from streamlit.testing.v1 import AppTest
-
-from annotate import store
-from annotate.records import Label, LabelScale
-from annotate.store import PACE, session_scope
-from annotate.ui import keys
-from annotate.ui.render import JOINER, md_escape
 
 DOCS = {"d1": "7", "d2": "7", "d3": "7", "d4": "8", "d5": "8"}
 SCALE = LabelScale((Label(0, "Off topic", "nothing about the topic"),
@@ -306,7 +305,8 @@ def test_the_legend_lists_exactly_the_keys_bound_in_each_state(make, open_page) 
 @pytest.mark.parametrize("action", ["label", "skip"])
 def test_a_database_fault_keeps_the_pair_and_says_nothing_was_stored(db, make, open_page,
                                                                       monkeypatch, action):
-    from annotate.ui.judge import NOT_STORED
+    from pooljudge.annotate.ui.judge import NOT_STORED
+
     from pooljudge.errors import StorageError
 
     at = open_page(make()["ann"])
@@ -333,7 +333,7 @@ def test_a_database_fault_keeps_the_pair_and_says_nothing_was_stored(db, make, o
 # --- undo and the recent judgments --------------------------------------------------------------
 
 def _press_undo(at: AppTest) -> AppTest:
-    from annotate.ui.judge_recent import undo_key
+    from pooljudge.annotate.ui.judge_recent import undo_key
 
     current = at.session_state[keys.CURRENT]
     return at.button(key=undo_key(current.pair_id if current else None)).click().run()
@@ -374,7 +374,7 @@ def test_undo_walks_back_and_works_after_the_last_pair(db, make, open_page) -> N
 
 
 def test_the_recent_strip_lists_the_last_labels_and_jumps_to_one(db, make, open_page) -> None:
-    from annotate.ui.judge_recent import RECENT_STRIP
+    from pooljudge.annotate.ui.judge_recent import RECENT_STRIP
 
     at = open_page(make()["ann"])
     for label in (1, 0, 1):

@@ -10,18 +10,17 @@ from __future__ import annotations
 import re
 
 import pytest
-from streamlit.testing.v1 import AppTest
-
-from annotate import store
-from annotate.records import LabelScale
-from annotate.store import session_scope
-from annotate.ui.judge_terms import (
+from pooljudge.annotate import store
+from pooljudge.annotate.records import LabelScale
+from pooljudge.annotate.store import session_scope
+from pooljudge.annotate.ui.judge_terms import (
     TERM_ADD,
     TERM_INPUT,
     TERMS_EXPANDER,
     TERMS_TITLE,
     remove_term_key,
 )
+from streamlit.testing.v1 import AppTest
 
 TEXT = "String formatting of <script>alert(1)</script> widgets, zebras and narrow things."
 

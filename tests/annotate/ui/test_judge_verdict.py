@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from pooljudge.annotate import store
+from pooljudge.annotate.records import Label, LabelScale
+from pooljudge.annotate.store import session_scope
+from pooljudge.annotate.ui import judge, judge_verdict, keys
 from streamlit.testing.v1 import AppTest
-
-from annotate import store
-from annotate.records import Label, LabelScale
-from annotate.store import session_scope
-from annotate.ui import judge, judge_verdict, keys
 
 DOCS = {"d1": "7", "d2": "7", "d3": "7", "d4": "8"}
 EVIL = "[x](http://evil) <b>bold</b>"

@@ -15,15 +15,15 @@ import pandas as pd
 import pytest
 import sqlalchemy as sa
 from alembic import command
+from pooljudge.annotate import store
+from pooljudge.annotate.keymap import ACTIONS, KeyMap, canonical_key
+from pooljudge.annotate.records import Label, LabelScale
+from pooljudge.annotate.store import migration_config, open_engine, session_scope
+from pooljudge.annotate.ui import create, keys
+from pooljudge.annotate.ui.render import JOINER
+from pooljudge.annotate.ui.routes import home_route
 from streamlit.testing.v1 import AppTest
 
-from annotate import store
-from annotate.keymap import ACTIONS, KeyMap, canonical_key
-from annotate.records import Label, LabelScale
-from annotate.store import migration_config, open_engine, session_scope
-from annotate.ui import create, keys
-from annotate.ui.render import JOINER
-from annotate.ui.routes import home_route
 from pooljudge.cli import main
 from pooljudge.errors import InputError
 

@@ -7,13 +7,12 @@ import re
 
 import pandas as pd
 import pytest
-
-from annotate import store
-from annotate.records import LabelScale, PairView, PassageContext
-from annotate.store import session_scope
-from annotate.ui import keys
-from annotate.ui.passage import document_panel_html, passage_caption
-from annotate.ui.render import PASSAGE_MARK, body_html
+from pooljudge.annotate import store
+from pooljudge.annotate.records import LabelScale, PairView, PassageContext
+from pooljudge.annotate.store import session_scope
+from pooljudge.annotate.ui import keys
+from pooljudge.annotate.ui.passage import document_panel_html, passage_caption
+from pooljudge.annotate.ui.render import PASSAGE_MARK, body_html
 
 EVIL = "<script>alert(1)</script> [x](http://evil) &amp;"
 BEFORE = f"Widgets before {EVIL} here.\n\n"
@@ -119,8 +118,8 @@ def test_the_judging_page_shows_the_passage_marked_in_its_document(passage_token
 
 def _adjudication_panel() -> None:
     """An AppTest script: :func:`show_pair` (the adjudication page's panels) of a passage."""
-    from annotate.records import PairView, PassageContext
-    from annotate.ui.pair_panels import show_pair
+    from pooljudge.annotate.records import PairView, PassageContext
+    from pooljudge.annotate.ui.pair_panels import show_pair
 
     text = "Before <i>x</i>. The widget passage. After."
     start = text.index("The")

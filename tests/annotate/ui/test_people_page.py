@@ -13,15 +13,15 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import sqlalchemy as sa
+from pooljudge.annotate import store
+from pooljudge.annotate.records import LabelScale
+from pooljudge.annotate.store import open_engine, session_scope
+from pooljudge.annotate.store.models import Annotator
+from pooljudge.annotate.ui import keys
+from pooljudge.annotate.ui.people import parse_people
+from pooljudge.annotate.ui.render import JOINER
 from streamlit.testing.v1 import AppTest
 
-from annotate import store
-from annotate.records import LabelScale
-from annotate.store import open_engine, session_scope
-from annotate.store.models import Annotator
-from annotate.ui import keys
-from annotate.ui.people import parse_people
-from annotate.ui.render import JOINER
 from pooljudge.errors import InputError
 
 PAGES = Path(__file__).resolve().parents[3] / "annotate" / "app_pages"

@@ -7,8 +7,7 @@ import re
 from html.parser import HTMLParser
 
 import pytest
-
-from annotate.ui.render import (
+from pooljudge.annotate.ui.render import (
     JOINER,
     document_html,
     highlight,

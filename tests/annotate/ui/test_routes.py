@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
-from annotate.records import ANNOTATOR_ROLES
-from annotate.ui.routes import PAGES, ROUTES, roles_of
+from pooljudge.annotate.records import ANNOTATOR_ROLES
+from pooljudge.annotate.ui.routes import PAGES, ROUTES, roles_of
 
 
 def test_every_page_file_has_exactly_one_route_and_checks_it_first() -> None:

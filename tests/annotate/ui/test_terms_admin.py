@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from pooljudge.annotate import store
+from pooljudge.annotate.records import LabelScale
+from pooljudge.annotate.store import session_scope
+from pooljudge.annotate.ui.terms_admin import TERMS_SAVE, TERMS_TOPIC, parse_lines, terms_text_key
 
-from annotate import store
-from annotate.records import LabelScale
-from annotate.store import session_scope
-from annotate.ui.terms_admin import TERMS_SAVE, TERMS_TOPIC, parse_lines, terms_text_key
 from pooljudge.errors import InputError
 
 

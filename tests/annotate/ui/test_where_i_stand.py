@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from pooljudge.annotate import store
+from pooljudge.annotate.records import Label, LabelScale
+from pooljudge.annotate.store import PACE, session_scope, time_left
+from pooljudge.annotate.ui import keys
+from pooljudge.annotate.ui.judge_stats import STANDING_CLASS
 from streamlit.testing.v1 import AppTest
-
-from annotate import store
-from annotate.records import Label, LabelScale
-from annotate.store import PACE, session_scope, time_left
-from annotate.ui import keys
-from annotate.ui.judge_stats import STANDING_CLASS
 
 DOCS = {"d1": "7", "d2": "7", "d3": "7", "d4": "8"}
 SCALE = LabelScale((Label(0, "<b>No</b>"), Label(1, "[Yes](http://evil.example)")))

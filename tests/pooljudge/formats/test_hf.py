@@ -142,8 +142,8 @@ def test_an_empty_folder_is_written_into_and_a_file_is_refused(tmp_path):
 def campaign(tmp_path, monkeypatch) -> str:
     """Campaign ``c`` (scale 0-2, overlap 3, "I can't judge this" offered but not used):
     LABELS imported and one adjudication; $POOLJUDGE_DB points at it."""
-    from annotate.records import LabelScale
-    from annotate.store import (
+    from pooljudge.annotate.records import LabelScale
+    from pooljudge.annotate.store import (
         add_annotator,
         create_campaign,
         import_judgments,

@@ -1,7 +1,7 @@
 """Keyboard: a campaign's own key map for the judging page.
 
 ``campaign.keymap`` holds the campaign's bindings as a JSON object (action -> keys, see
-:mod:`annotate.keymap`); NULL, as for every existing campaign, means the default keys.
+:mod:`pooljudge.annotate.keymap`); NULL, as for every existing campaign, means the default keys.
 
 Revision ID: 0006
 Revises: 0005

@@ -19,7 +19,8 @@ highlighting, acknowledged guidelines.
 
 Making ``judgment.label`` nullable rebuilds the table on SQLite (batch mode); the rebuild runs
 with foreign keys off and is checked with ``PRAGMA foreign_key_check`` before the commit (see
-:func:`annotate.store.engine.migrate`). The downgrade refuses a database holding withdrawals or
+:func:`pooljudge.annotate.store.engine.migrate`). The downgrade refuses a database holding
+withdrawals or
 can't-judge answers rather than dropping them.
 
 Revision ID: 0007

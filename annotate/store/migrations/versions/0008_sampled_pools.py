@@ -13,7 +13,7 @@ design did not draw.
 Adding the CHECK constraints rebuilds ``pair`` on SQLite (batch mode, copied from the table as
 revisions 0001-0007 left it, its partial indexes included); the rebuild runs with foreign keys
 off and is checked with ``PRAGMA foreign_key_check`` before the commit (see
-:func:`annotate.store.engine.migrate`). The downgrade refuses a database holding a sampled
+:func:`pooljudge.annotate.store.engine.migrate`). The downgrade refuses a database holding a sampled
 campaign rather than dropping its probabilities.
 
 Revision ID: 0008

@@ -12,7 +12,8 @@ grows with the documents plus the passages' own text, not with documents times p
 
 Adding the foreign key and the CHECK rebuilds ``document`` on SQLite (batch mode, copied from
 the table as revisions 0001-0008 left it); the rebuild runs with foreign keys off and is checked
-with ``PRAGMA foreign_key_check`` before the commit (see :func:`annotate.store.engine.migrate`).
+with ``PRAGMA foreign_key_check`` before the commit (see
+:func:`pooljudge.annotate.store.engine.migrate`).
 The downgrade refuses a database holding a passage rather than losing where it comes from.
 
 Revision ID: 0009
