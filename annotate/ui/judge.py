@@ -49,6 +49,7 @@ from pooljudge.annotate.ui import (
     judge_verdict,
     keys,
 )
+from pooljudge.annotate.ui import session as login_state
 from pooljudge.annotate.ui.keyboard import mount_keyboard
 from pooljudge.annotate.ui.passage import show_document
 from pooljudge.annotate.ui.render import (
@@ -96,7 +97,7 @@ def _judging(engine: Engine, user: AnnotatorInfo, campaign: CampaignInfo,
         except InputError:  # removed meanwhile: the full run shows the login message
             st.rerun(scope="app")
     with session_scope(engine, readonly=True) as session:
-        still_in = store.authenticate(session, token=state.get(keys.TOKEN) or "") is not None
+        still_in = store.login(session, credential=login_state.credential()) is not None
         view, earlier = _displayed_pair(session, user)
         progress = store.progress(session, campaign=campaign.name, annotator_id=user.id,
                                   pairs=_topic_pairs(engine, str(engine.url), campaign.name))

@@ -30,7 +30,8 @@ from pooljudge.cli.options import positive_int, summary
 __all__ = ["FORWARDED", "register", "run_streamlit", "serve", "streamlit_command"]
 
 # the app script inside the installed package (the folder annotate/ installs as pooljudge.annotate)
-APP = Path(importlib.util.find_spec("pooljudge.annotate").origin).with_name("app.py")
+# login_route.py serves app.py behind the login exchange (an HttpOnly session cookie)
+APP = Path(importlib.util.find_spec("pooljudge.annotate").origin).with_name("login_route.py")
 FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 MAX_POOL_SIZE = 1000
 
