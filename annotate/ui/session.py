@@ -47,7 +47,14 @@ def credential() -> Credential:
     any other login), else the session cookie."""
     if token := st.session_state.get(keys.TOKEN):
         return Credential("token", token)
-    return Credential("session", st.context.cookies.get(COOKIE) or "")
+    return Credential("session", _cookie())
+
+
+def _cookie() -> str:
+    """The session cookie's value, or "" (also where there are no real cookies, as in tests
+    without a browser)."""
+    value = st.context.cookies.get(COOKIE)
+    return value if isinstance(value, str) else ""
 
 
 def login() -> AnnotatorInfo | None:
@@ -71,8 +78,13 @@ def login() -> AnnotatorInfo | None:
 
 
 def roles() -> dict[str, str]:
-    """Campaign name -> the logged-in person's role there (their own campaign first)."""
-    return st.session_state.get(keys.ROLES) or {}
+    """Campaign name -> the logged-in person's role there (their own campaign first); read
+    from the store when :func:`login` did not (a page run on its own)."""
+    state = st.session_state
+    if state.get(keys.ROLES) is None and (found := state.get(keys.USER)) is not None:
+        with session_scope(engine(), readonly=True) as session:
+            state[keys.ROLES] = store.campaign_roles(session, annotator_id=found.id)
+    return state.get(keys.ROLES) or {}
 
 
 def top_role(found: AnnotatorInfo) -> str:
@@ -105,7 +117,7 @@ def logout() -> None:
 
 def show_login_problem() -> None:
     """The only thing a visitor without a valid login sees."""
-    if st.session_state.get(keys.TOKEN) or st.context.cookies.get(COOKIE):
+    if st.session_state.get(keys.TOKEN) or _cookie():
         st.error("This login is not valid: the link is wrong or was removed, or you logged out "
                  "or the login expired. Open your login link again, or ask the campaign's "
                  "organiser for a new one.", icon=":material/block:")
