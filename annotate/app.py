@@ -18,7 +18,7 @@ import streamlit as st
 from pooljudge.annotate.ui import keys
 from pooljudge.annotate.ui.render import STYLE, caption_html
 from pooljudge.annotate.ui.routes import PAGES, ROUTES, home_route
-from pooljudge.annotate.ui.session import login, roles, show_login_problem, top_role
+from pooljudge.annotate.ui.session import login, logout, roles, show_login_problem, top_role
 
 
 def main() -> None:
@@ -37,7 +37,7 @@ def main() -> None:
                   if name != user.campaign_name]
         if others:
             st.html(caption_html("Also " + ", ".join(others), css_class="pj-identity"))
-        st.link_button("Log out", "/logout", icon=":material/logout:", key=keys.LOGOUT)
+        st.button("Log out", icon=":material/logout:", key=keys.LOGOUT, on_click=logout)
     shown = sum(page.visibility == "visible" for page in pages)
     st.navigation(pages, position="sidebar" if shown > 1 else "hidden").run()
 

@@ -106,18 +106,23 @@ def write(engine: Engine, *, campaign: str, allowed: Collection[str]
 
 
 def logout() -> None:
-    """End this browser's session in the store and forget the login here."""
+    """End this browser's session in the store (its cookie logs in no one from now on) and
+    forget the login here (the Log out button's callback)."""
     given = credential()
     if given.kind == "session":
         with session_scope(engine()) as session:
             store.end_login_session(session, session_id=given.secret)
     for key in list(st.session_state.keys()):
         del st.session_state[key]
+    st.session_state[keys.LOGGED_OUT] = True
 
 
 def show_login_problem() -> None:
     """The only thing a visitor without a valid login sees."""
-    if st.session_state.get(keys.TOKEN) or _cookie():
+    if st.session_state.get(keys.LOGGED_OUT):
+        st.info("You are logged out. Open your login link to log in again.",
+                icon=":material/logout:")
+    elif st.session_state.get(keys.TOKEN) or _cookie():
         st.error("This login is not valid: the link is wrong or was removed, or you logged out "
                  "or the login expired. Open your login link again, or ask the campaign's "
                  "organiser for a new one.", icon=":material/block:")
