@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from urllib.parse import urlsplit, urlunsplit
 
+import pandas as pd
 import streamlit as st
 from pooljudge.annotate import store
 from pooljudge.annotate.links import DEFAULT_APP_URL, configured_address, login_link
@@ -100,7 +101,13 @@ def render_people(engine: Engine, campaign: CampaignInfo, user: AnnotatorInfo) -
     with session_scope(engine, readonly=True) as session:
         listed = store.list_annotators(session, campaign=campaign.name)
     listed = listed.loc[listed["human"].astype(bool)]
-    st.dataframe(listed[["name", "role", "judgments", "last_judgment"]], hide_index=True)
+    shown = listed[["name", "role", "judgments", "last_judgment"]].astype({"last_judgment":
+                                                                         object})
+    shown["last_judgment"] = shown["last_judgment"].map(
+        lambda t: "never" if t is None or pd.isna(t) else str(t)[:16])
+    st.dataframe(shown.rename(columns={"name": "Name", "role": "Role", "judgments": "Judgments",
+                                       "last_judgment": "Last judgment (UTC)"}),
+                 hide_index=True)
     own = user.name if user.campaign_name == campaign.name else None
     left, right = st.columns(2)
     with left:
