@@ -30,6 +30,7 @@ The page never receives runs, ranks, or (unless the campaign allows it) other pe
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -49,6 +50,7 @@ from pooljudge.annotate.ui import (
     judge_verdict,
     keys,
 )
+from pooljudge.annotate.ui.key_gate import mount_gate
 from pooljudge.annotate.ui.keyboard import mount_keyboard
 from pooljudge.annotate.ui.passage import show_document
 from pooljudge.annotate.ui.render import (
@@ -57,7 +59,9 @@ from pooljudge.annotate.ui.render import (
     label_line,
     legend_html,
     md_escape,
+    pair_part_html,
     text_html,
+    topic_card_html,
 )
 from sqlalchemy import Engine
 
@@ -66,6 +70,7 @@ from pooljudge.errors import InputError, StorageError
 __all__ = ["DISPLAYED", "render"]
 
 DISPLAYED = "pj_displayed"
+LOG = logging.getLogger("pooljudge.judging")
 NOT_STORED = ("Not saved: the database could not store it (a full disk or a lost connection). "
               "The document stays on screen: press the key again once it is back.")
 COMMENT_PLACEHOLDER = "Optional comment, saved with the label"
@@ -110,6 +115,7 @@ def _judging(engine: Engine, user: AnnotatorInfo, campaign: CampaignInfo,
     if not still_in:
         st.rerun(scope="app")
     mount_keyboard(keymap)
+    mount_gate(keymap, min_dwell_ms=campaign.min_dwell_ms)
     _progress(progress, left, view)
     judge_stats.render_standing(stand, campaign)
     if view is None:
@@ -177,11 +183,8 @@ def _pair(engine: Engine, user: AnnotatorInfo, campaign: CampaignInfo, view: Pai
     terms = judge_terms.terms_in_use(engine, user, campaign, view)
     topic, document = st.columns([1, 2], gap="medium")
     with topic, st.container(border=True):  # few elements: each one costs a browser render
-        st.html(caption_html(f"Topic {view.topic_id}")
-                + f'<div class="pj-doc-title">{text_html(view.topic_title)}</div>'
-                + text_html(view.topic_description))
-        with st.expander("Narrative: what counts as relevant", expanded=True):
-            st.html(text_html(view.topic_narrative))
+        st.html(pair_part_html(view.pair_id, "topic", topic_card_html(
+            view.topic_id, view.topic_title, view.topic_description, view.topic_narrative)))
         judge_terms.terms_panel(engine, user, view, terms)
     with document:
         show_document(view, terms.all)
@@ -277,7 +280,7 @@ def _on_label(engine: Engine, annotator_id: int, view: PairView, label: int | No
     second write of the same version (DuplicateWrite) as a final guard.
     """
     state = st.session_state
-    if state.get(DISPLAYED) != view.pair_id:
+    if not _is_displayed(view.pair_id, "label"):
         return
     state[DISPLAYED] = None
     seconds = max(time.monotonic() - float(state.get(keys.SHOWN_AT, time.monotonic())), 0.0)
@@ -313,7 +316,7 @@ def _on_label(engine: Engine, annotator_id: int, view: PairView, label: int | No
 
 def _on_skip(engine: Engine, annotator_id: int, pair_id: int) -> None:
     state = st.session_state
-    if state.get(DISPLAYED) != pair_id:
+    if not _is_displayed(pair_id, "skip"):
         return
     state[DISPLAYED] = None
     try:
@@ -325,6 +328,17 @@ def _on_skip(engine: Engine, annotator_id: int, pair_id: int) -> None:
     except StorageError:
         state[DISPLAYED] = pair_id
         state[keys.FLASH] = NOT_STORED
+
+
+def _is_displayed(pair_id: int, action: str) -> bool:
+    """Whether ``pair_id`` is the pair on screen; otherwise the action is ignored (nothing is
+    written) and logged, so a press that reached the server for a pair no longer shown is
+    counted, never stored for another pair."""
+    if st.session_state.get(DISPLAYED) == pair_id:
+        return True
+    LOG.warning("ignored a %s for pair %s: not the pair on screen (shown: %s)", action, pair_id,
+                st.session_state.get(DISPLAYED))
+    return False
 
 
 def _on_back() -> None:

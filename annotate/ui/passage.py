@@ -19,7 +19,12 @@ from collections.abc import Iterable
 
 import streamlit as st
 from pooljudge.annotate.records import PairView
-from pooljudge.annotate.ui.render import PASSAGE_SCROLL, caption_html, document_html
+from pooljudge.annotate.ui.render import (
+    PASSAGE_SCROLL,
+    caption_html,
+    document_html,
+    pair_part_html,
+)
 
 __all__ = ["caption_panel_html", "document_panel_html", "frame_html", "passage_caption",
            "show_document"]
@@ -88,10 +93,10 @@ def show_document(view: PairView, terms: Iterable[str], *, split: bool = False) 
     """Draw :func:`document_panel_html` (``split``: the caption and the frame as two elements);
     for a passage, mount the script that scrolls the frame to it (an invisible element)."""
     if split:
-        st.html(caption_panel_html(view))
-        st.html(frame_html(view, terms))
+        st.html(pair_part_html(view.pair_id, "document", caption_panel_html(view)))
+        st.html(pair_part_html(view.pair_id, "document", frame_html(view, terms)))
     else:
-        st.html(document_panel_html(view, terms))
+        st.html(pair_part_html(view.pair_id, "document", document_panel_html(view, terms)))
     if view.passage is not None:
         _component()(key=PASSAGE_SCROLL, data={"pair": view.pair_id}, width="stretch",
                      height="content")

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 
 from pooljudge.annotate.highlight import spans, topic_terms
 from pooljudge.annotate.reflow import blocks, flowed
-from pooljudge.annotate.ui.keys import KEYBOARD
+from pooljudge.annotate.ui.keys import GATE_KEY, KEYBOARD, SETTLING
 
 __all__ = [
     "ABOVE_FRAME", "JOINER", "PASSAGE_MARK", "PASSAGE_SCROLL", "STYLE", "body_html",
@@ -69,7 +69,15 @@ STYLE = f"""<style>
   background: #ffe58a; color: inherit; padding: 0 .1em; }}
 .pj-doc-body mark.pj-passage {{ background: rgba(61,111,209,.14); padding: .1em 0;
   box-shadow: 0 0 0 2px rgba(61,111,209,.75); border-radius: .15rem; }}
-.st-key-{PASSAGE_SCROLL} {{ position: absolute; width: 0; height: 0; overflow: hidden; }}
+.st-key-{PASSAGE_SCROLL}, .st-key-{GATE_KEY} {{ position: absolute; width: 0; height: 0;
+  overflow: hidden; }}
+body.{SETTLING} [data-pj-pair], body.{SETTLING} [class*="st-key-label_"],
+body.{SETTLING} [class*="st-key-adjudicate_"] {{ visibility: hidden; }}
+.pj-narrative {{ margin-top: .5rem; }} .pj-narrative summary {{ cursor: pointer; opacity: .8; }}
+#pj-gate-hint {{ position: fixed; left: 50%; bottom: 1rem; transform: translateX(-50%);
+  padding: .3rem .8rem; border-radius: .4rem; background: rgba(49,51,63,.85); color: #fff;
+  font-size: .85rem; opacity: 0; transition: opacity .15s; pointer-events: none; z-index: 999999; }}
+#pj-gate-hint.pj-gate-hint-on {{ opacity: 1; }}
 .st-key-{KEYBOARD}, [data-testid="stElementContainer"]:has(.pj-legend) {{
   position: absolute; width: 0; height: 0; overflow: visible; }}
 .pj-legend {{ display: none; position: fixed; right: 1.5rem; bottom: 1.5rem; z-index: 999999;
@@ -192,6 +200,25 @@ def _passage_marked(piece: str, marks: list[tuple[int, int]], offset: int,
 def text_html(text: str, terms: Iterable[str] = ()) -> str:
     """A block of escaped (and highlighted) text that keeps its line breaks."""
     return f'<div class="pj-text">{highlight(text, terms)}</div>'
+
+
+def pair_part_html(pair_id: int, part: str, inner: str) -> str:
+    """``inner`` marked as ``part`` (topic, document) of pair ``pair_id``: the judging pane's gate
+    (:mod:`pooljudge.annotate.ui.key_gate`) lets a key act only when every part names one pair."""
+    return (f'<div data-pj-pair="{int(pair_id)}" data-pj-part="{html.escape(part, quote=True)}">'
+            f"{inner}</div>")
+
+
+def topic_card_html(topic_id: str, title: str, description: str, narrative: str,
+                    terms: Iterable[str] = ()) -> str:
+    """The topic card: its id, title and description, then its narrative (open) when it has
+    one; all escaped and highlighted, in one piece of HTML (one element: one browser render)."""
+    card = (caption_html(f"Topic {topic_id}") + f'<div class="pj-doc-title">{text_html(title)}'
+            "</div>" + text_html(description, terms))
+    if narrative.strip():
+        card += ('<details class="pj-narrative" open><summary>Narrative: what counts as '
+                 f"relevant</summary>{text_html(narrative, terms)}</details>")
+    return card
 
 
 def caption_html(text: str, *, css_class: str = "") -> str:
