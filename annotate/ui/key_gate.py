@@ -18,8 +18,9 @@ button through only when:
   setting); a press sooner shows a quiet hint and does nothing.
 
 While the parts name different pairs the body carries the class ``pj-settling`` (set in the
-mutation observer's callback, before the browser can paint the change), which hides them (CSS in :mod:`pooljudge.annotate.ui.render`): a screen never mixes two pairs. Every refusal
-is counted in ``window.__pooljudgeGate.refused`` by reason (the tests read it). The server
+mutation observer's callback, before the browser can paint the change), which hides them (CSS
+in :mod:`pooljudge.annotate.ui.render`): a screen never mixes two pairs. Every refusal is
+counted in ``window.__pooljudgeGate.refused`` by reason (the tests read it). The server
 checks again: the callbacks write only for the pair displayed and claimed
 (:mod:`pooljudge.annotate.ui.judge`).
 """
