@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import streamlit as st
 from pooljudge.annotate.ui.render import STYLE, caption_html
-from pooljudge.annotate.ui.routes import PAGES, ROUTES, home_route
+from pooljudge.annotate.ui.routes import ICON, PAGES, ROUTES, home_route
 from pooljudge.annotate.ui.session import login, show_login_problem
 
 
 def main() -> None:
-    st.set_page_config(page_title="pooljudge", page_icon=":material/fact_check:", layout="wide")
+    st.set_page_config(page_title="pooljudge", page_icon=str(ICON), layout="wide")
     st.html(STYLE)
     user = login()
     if user is None:
