@@ -369,7 +369,8 @@ def _progress(progress: pd.DataFrame, left: TimeLeft, view: PairView | None) -> 
     overall.progress(done / needed if needed else 1.0,
                      text=f"Campaign: {done} of {needed} judgments")
     mine = int(progress["annotator_done"].sum()) if "annotator_done" in progress else 0
-    mine_column.caption(f"You judged {mine} pairs. {judge_stats.time_left_text(left)}.")
+    pairs = "pair" if mine == 1 else "pairs"
+    mine_column.caption(f"You judged {mine} {pairs}. {judge_stats.time_left_text(left)}.")
 
 
 def _sidebar(campaign: CampaignInfo) -> None:

@@ -32,7 +32,9 @@ STANDING_CLASS = "pj-standing"
 
 def time_left_text(left: TimeLeft) -> str:
     """``Time left for the campaign at the pace of …: 2 h 05 min`` (``unknown yet`` without
-    recent first judgments, ``0 min`` when nothing remains)."""
+    recent first judgments); ``The campaign is complete`` when nothing remains."""
+    if left.remaining <= 0:
+        return "The campaign is complete"
     return f"Time left for the campaign {PACE}: {duration_text(left.hours)}"
 
 

@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 from pooljudge.annotate import store
 from pooljudge.annotate.records import Label, LabelScale
-from pooljudge.annotate.store import PACE, session_scope, time_left
+from pooljudge.annotate.store import PACE, TimeLeft, session_scope, time_left
 from pooljudge.annotate.ui import keys
-from pooljudge.annotate.ui.judge_stats import STANDING_CLASS
+from pooljudge.annotate.ui.judge_stats import STANDING_CLASS, time_left_text
 from streamlit.testing.v1 import AppTest
 
 DOCS = {"d1": "7", "d2": "7", "d3": "7", "d4": "8"}
@@ -84,7 +84,7 @@ def test_the_judge_page_and_the_overview_show_the_same_time_left(app_db, tokens,
     (mine,) = [c.value for c in judge.caption if PACE in c.value]
     overview = open_page(tokens["boss"], "overview")
     (theirs,) = [c.value for c in overview.caption if PACE in c.value]
-    assert mine == f"You judged 1 pairs. {sentence}"
+    assert mine == f"You judged 1 pair. {sentence}"
     assert theirs == sentence
 
 
@@ -104,3 +104,13 @@ def test_the_overview_shows_each_annotators_statistics(app_db, tokens, open_page
     shares = next(d.value for d in at.dataframe if "0 · <b>No</b>" in d.value.columns)
     assert shares.set_index("annotator")["1 · [Yes](http://evil.example)"].to_dict() == \
         pytest.approx({"ann": 2 / 3, "bob": 1.0, "boss": 0.0})
+
+
+@pytest.mark.parametrize(("left", "text"), [
+    (TimeLeft(remaining=0, last_hour=0), "The campaign is complete"),
+    (TimeLeft(remaining=0, last_hour=7), "The campaign is complete"),
+    (TimeLeft(remaining=5, last_hour=0), f"Time left for the campaign {PACE}: unknown yet"),
+    (TimeLeft(remaining=3, last_hour=6), f"Time left for the campaign {PACE}: 30 min"),
+])
+def test_the_time_left_says_when_the_campaign_is_complete(left, text) -> None:
+    assert time_left_text(left) == text
