@@ -93,7 +93,9 @@ def test_every_strategy_has_its_section():
     assert set(sections) == set(REGISTRY)
     for name, strategy in REGISTRY.items():
         assert strategy.help in sections[name]
-        assert all(f"`{p.name}`" in sections[name] for p in strategy.params)
+        for param in strategy.params:
+            assert param.description and f"`{param.name}`" in sections[name]
+            assert param.description in sections[name]
 
 
 def test_the_api_page_names_modules_that_exist():

@@ -81,7 +81,8 @@ def strategies_page() -> str:
     for strategy in REGISTRY.values():
         lines = [f"## {strategy.name}\n", f"*{strategy.kind}* — {strategy.help}.\n"]
         for param in strategy.params:
-            lines.append(f"- `{param.name}` = `{param.default}` ({param.rule})")
+            lines.append(f"- `{param.name}` = `{param.default}`: {param.description} "
+                         f"({param.rule})")
         if strategy.aliases:
             lines.append(f"- aliases: {', '.join(f'`{a}`' for a in strategy.aliases)}")
         parts.append("\n".join(lines) + "\n")
