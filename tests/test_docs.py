@@ -128,3 +128,12 @@ def test_the_site_builds_strictly(tmp_path):
     assert "pooljudge.metrics.evaluate" in api
     measures = (tmp_path / "site" / "reference" / "measures" / "index.html").read_text()
     assert "precision at k" in measures
+
+
+def test_the_readme_fits_a_screen_and_links_nothing_relative():
+    """The README is the package index's page too: short, and no link or image that only
+    resolves inside the repository."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 150
+    targets = re.findall(r"\]\(([^)]+)\)", text) + re.findall(r'src="([^"]+)"', text)
+    assert [t for t in targets if not t.startswith(("https://", "http://"))] == []
