@@ -6,14 +6,14 @@ STAMP  := $(VENV)/.installed
 # a regular (not editable) install for import-linter, which needs pooljudge.metrics inside pooljudge/
 LINT_SITE := .lint-site
 
-.PHONY: test demo lint install bench clean
+.PHONY: test demo lint install bench clean docs
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test,postgres]'
+	$(BIN)/python -m pip install --quiet -e '.[test,postgres,docs]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -23,7 +23,12 @@ test: $(STAMP)
 	rm -rf $(LINT_SITE)
 	$(BIN)/python -m pip install --quiet --no-deps --target $(LINT_SITE) .
 	cd $(LINT_SITE) && PYTHONPATH=. $(CURDIR)/$(BIN)/lint-imports --no-cache --no-logo $(CURDIR)/pyproject.toml
+	$(MAKE) docs
 	$(BIN)/python -m pytest
+
+# the manual: docs/ built into site/ (reference pages generated from the code, mkdocs.yml)
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 DISABLE_MKDOCS_2_WARNING=true $(BIN)/mkdocs build --strict --quiet
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -35,4 +40,4 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/eval_speed.py
 
 clean:
-	rm -rf $(VENV) $(LINT_SITE) build *.egg-info .pytest_cache
+	rm -rf $(VENV) $(LINT_SITE) build site *.egg-info .pytest_cache
