@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
-__all__ = ["prels_path", "provenance_path", "register", "write_tsv"]
+__all__ = ["load_campaign", "prels_path", "provenance_path", "register", "write_tsv"]
 
 EXPORT_FORMATS = ("trec", "hf")
 PROVENANCE_SUFFIX = ".provenance.tsv"
@@ -126,7 +126,7 @@ class _Loaded(NamedTuple):
     sample: pd.DataFrame | None  # every pooled pair of a sampled campaign, else None
 
 
-def _load(args: argparse.Namespace) -> _Loaded:
+def load_campaign(args: argparse.Namespace) -> _Loaded:
     """Votes and adjudications, the scale, the "I can't judge this" answers and a sampled
     campaign's pooled pairs, read in one transaction."""
     import pandas as pd
@@ -176,7 +176,7 @@ def _export(args: argparse.Namespace) -> int:
                            ("--prels", prels), ("--cannot-judge", args.cannot_judge),
                            ("--soft-qrels", args.soft_qrels), ("--competence", args.competence)):
         _check_target(option, target)
-    frame, scale, answers, sample = _load(args)
+    frame, scale, answers, sample = load_campaign(args)
     if args.prels is not None and sample is None:
         raise UsageError(f"--prels: campaign {args.campaign} was not made from a sampled pool")
     if frame.empty:
@@ -298,7 +298,7 @@ def _check_target(option: str, target: str | None) -> None:
 def _list_queue(args: argparse.Namespace) -> int:
     from pooljudge.annotate.consensus import adjudication_queue, disagreements
 
-    frame, scale, *_ = _load(args)
+    frame, scale, *_ = load_campaign(args)
     if args.all:
         queue = disagreements(frame, scale, min_spread=args.min_spread)
     else:
