@@ -114,6 +114,8 @@ def session_scope(engine: sa.Engine, *, readonly: bool = False) -> Iterator[Sess
     with _exclusive(lock):
         session = Session(bind=bind, expire_on_commit=False)
         try:
+            if lock is not None:  # before the first statement and before the commit (F2)
+                _same_file_or_reopen(session)
             yield session
             if lock is not None:
                 check_same_file(session.connection())
@@ -138,6 +140,16 @@ def session_scope(engine: sa.Engine, *, readonly: bool = False) -> Iterator[Sess
             raise
         finally:
             session.close()
+
+
+def _same_file_or_reopen(session: Session) -> None:
+    """Before a write: a connection open on a lost file is dropped and one fresh connection
+    tried (a restored file is written at once); StorageError if that one is lost too."""
+    try:
+        check_same_file(session.connection())
+    except StorageError:
+        session.close()  # the lost connection was invalidated: the next one opens the path
+        check_same_file(session.connection())
 
 
 def _rollback_quietly(session: Session) -> None:
