@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# `make demo` installs only what serving needs (no test chain); `make test` adds the extras
+APP_STAMP := $(VENV)/.installed-app
 # a regular (not editable) install for import-linter, which needs pooljudge.metrics inside pooljudge/
 LINT_SITE := .lint-site
 
@@ -14,7 +16,11 @@ $(BIN)/python:
 
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test,postgres,docs]'
-	touch $(STAMP)
+	touch $(STAMP) $(APP_STAMP)
+
+$(APP_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(APP_STAMP)
 
 install: $(STAMP)
 
@@ -33,7 +39,7 @@ docs: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
-demo: $(STAMP)
+demo: $(APP_STAMP)
 	$(BIN)/pooljudge demo
 
 bench: $(STAMP)

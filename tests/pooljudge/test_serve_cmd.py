@@ -62,7 +62,8 @@ def _flags(command: list[str]) -> dict[str, str]:
 
 def test_streamlit_command_is_headless_quiet_and_minimal() -> None:
     flags = _flags(serve_cmd.streamlit_command("127.0.0.1", 8501))
-    assert serve_cmd.APP.is_file() and serve_cmd.APP.name == "app.py"
+    assert serve_cmd.APP.is_file() and serve_cmd.APP.name == "asgi_app.py"
+    assert serve_cmd.APP.with_name("app.py").is_file()  # the app the door keeper mounts
     assert flags["--server.headless"] == "true"
     assert flags["--browser.gatherUsageStats"] == "false"
     assert flags["--client.toolbarMode"] == "minimal"  # no developer toolbar
