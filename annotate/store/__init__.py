@@ -68,6 +68,7 @@ from pooljudge.annotate.store.judgments import (
     record_judgment,
 )
 from pooljudge.annotate.store.pairs import pair_by_key
+from pooljudge.annotate.store.peek import peek_next_pair
 from pooljudge.annotate.store.progress_counters import (
     PACE,
     TimeLeft,
@@ -151,6 +152,7 @@ __all__ = [
     "pair_view",
     "pair_views",
     "pairs_for_judge",
+    "peek_next_pair",
     "pool_sample",
     "progress",
     "recent_judgment_rows",

@@ -43,6 +43,7 @@ from pooljudge.annotate.records import AnnotatorInfo, CampaignInfo, JudgmentReco
 from pooljudge.annotate.store import DuplicateWrite, TimeLeft, session_scope, time_left
 from pooljudge.annotate.ui import (
     guidelines,
+    judge_prefetch,
     judge_recent,
     judge_stats,
     judge_suggestion,
@@ -59,9 +60,7 @@ from pooljudge.annotate.ui.render import (
     label_line,
     legend_html,
     md_escape,
-    pair_part_html,
     text_html,
-    topic_card_html,
 )
 from sqlalchemy import Engine
 
@@ -112,10 +111,13 @@ def _judging(engine: Engine, user: AnnotatorInfo, campaign: CampaignInfo,
         suggestion = judge_suggestion.read(session, campaign, view)
         others = (store.others_labels(session, annotator_id=user.id, pair_id=view.pair_id)
                   if campaign.show_others_labels and view is not None else [])
+        coming = (None if view is None
+                  else judge_prefetch.forecast(session, engine, user, campaign, view, earlier))
     if not still_in:
         st.rerun(scope="app")
     mount_keyboard(keymap)
-    mount_gate(keymap, min_dwell_ms=campaign.min_dwell_ms)
+    mount_gate(keymap, min_dwell_ms=campaign.min_dwell_ms, coming=coming,
+               swapping=judge_prefetch.swapping_actions(campaign))
     _progress(progress, left, view)
     judge_stats.render_standing(stand, campaign)
     if view is None:
@@ -183,8 +185,7 @@ def _pair(engine: Engine, user: AnnotatorInfo, campaign: CampaignInfo, view: Pai
     terms = judge_terms.terms_in_use(engine, user, campaign, view)
     topic, document = st.columns([1, 2], gap="medium")
     with topic, st.container(border=True):  # few elements: each one costs a browser render
-        st.html(pair_part_html(view.pair_id, "topic", topic_card_html(
-            view.topic_id, view.topic_title, view.topic_description, view.topic_narrative)))
+        st.html(judge_prefetch.topic_part_html(view))
         judge_terms.terms_panel(engine, user, view, terms)
     with document:
         show_document(view, terms.all)
@@ -306,12 +307,19 @@ def _on_label(engine: Engine, annotator_id: int, view: PairView, label: int | No
         return
     except StorageError:  # disk full, connection lost: the pair stays, the key can be pressed
         state[DISPLAYED] = view.pair_id  # again (the seconds go on counting from its showing)
-        state[keys.FLASH] = NOT_STORED
+        state[keys.FLASH] = not_stored(view)
         return
     state[keys.BACK_STEPS] = 0
     state[keys.CURRENT] = following
     state[keys.FLASH] = (f"Saved label {label} for the previous document." if label is not None
                          else "Saved \"I can't judge this\" for the previous document.")
+
+
+def not_stored(view: PairView) -> str:
+    """The message of a write that failed, naming the pair put back on screen (the pane may
+    already have shown the next one: it shows this pair again)."""
+    return NOT_STORED.replace("Not saved:", f"Not saved (topic {view.topic_id}, document "
+                              f"{view.doc_id}):", 1)
 
 
 def _on_skip(engine: Engine, annotator_id: int, pair_id: int) -> None:
@@ -327,7 +335,7 @@ def _on_skip(engine: Engine, annotator_id: int, pair_id: int) -> None:
         state[keys.CURRENT] = None
     except StorageError:
         state[DISPLAYED] = pair_id
-        state[keys.FLASH] = NOT_STORED
+        state[keys.FLASH] = NOT_STORED.replace("Not saved:", "Not skipped:", 1)
 
 
 def _is_displayed(pair_id: int, action: str) -> bool:

@@ -73,6 +73,8 @@ STYLE = f"""<style>
   overflow: hidden; }}
 body.{SETTLING} [data-pj-pair], body.{SETTLING} [class*="st-key-label_"],
 body.{SETTLING} [class*="st-key-adjudicate_"] {{ visibility: hidden; }}
+body.pj-swapped [class*="st-key-label_"], body.pj-swapped [class*="st-key-skip_"],
+body.pj-swapped [class*="st-key-back_"] {{ opacity: .45; }}
 .pj-narrative {{ margin-top: .5rem; }} .pj-narrative summary {{ cursor: pointer; opacity: .8; }}
 #pj-gate-hint {{ position: fixed; left: 50%; bottom: 1rem; transform: translateX(-50%);
   padding: .3rem .8rem; border-radius: .4rem; background: rgba(49,51,63,.85); color: #fff;

@@ -322,7 +322,9 @@ def test_a_database_fault_keeps_the_pair_and_says_nothing_was_stored(db, make, o
     at.button(key=button).click().run()
     assert not at.exception
     assert _doc(at) == _shown_doc(at) == "d1"
-    assert any(NOT_STORED in h.value for h in at.get("html"))
+    said = (f"Not saved (topic {at.session_state[keys.CURRENT].topic_id}, document d1):"
+            if action == "label" else "Not skipped:")
+    assert any(NOT_STORED.replace("Not saved:", said, 1) in h.value for h in at.get("html"))
     assert _judgments(db).empty
     monkeypatch.setattr(store, name, real)  # the disk has room again: the same key works
     at.button(key=button).click().run()
