@@ -243,13 +243,13 @@ def _component():
     return st.components.v2.component("pooljudge_key_gate", js=_JS)
 
 
-def mount_gate(keymap: KeyMap, *, min_dwell_ms: int, actions: dict[str, str] | None = None,
+def mount_gate(keymap: KeyMap | None, *, min_dwell_ms: int, actions: dict[str, str] | None = None,
                coming: dict | None = None, swapping: list[str] = ()) -> None:
     """Mount the gate (an invisible element) over ``keymap``'s action keys (or ``actions``:
     the browser's key name -> action, for a pane with keys of its own), with the dwell;
     ``coming`` is the forecast next pair that an admitted action of ``swapping`` puts on screen
     at once (:mod:`pooljudge.annotate.ui.judge_prefetch`)."""
-    keys = keymap.action_keys() if actions is None else actions
+    keys = actions if actions is not None else keymap.action_keys() if keymap else {}
     data = {"keys": keys, "min_dwell_ms": int(min_dwell_ms), "next": coming,
             "swapping": list(swapping)}
     _component()(key=GATE_KEY, data=data, width="stretch", height="content")
