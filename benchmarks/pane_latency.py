@@ -136,14 +136,24 @@ def run(args, folder: Path) -> None:
             thread.join(30)
         for _, process in servers:
             stop_app(process)
-    _report(url, args, pane, bare)
+    _report(url, args, pane, bare, _colleagues_labels(url))
 
 
-def _report(url: str, args, pane: np.ndarray, bare: np.ndarray) -> None:
+def _colleagues_labels(url: str) -> int:
+    """Labels the colleagues stored while the pane was measured (the load was real)."""
+    engine = open_engine(url)
+    with session_scope(engine, readonly=True) as session:
+        frame = store.judgments_frame(session, campaign="bench")
+    engine.dispose()
+    return int(frame["annotator"].str.startswith("colleague").sum())
+
+
+def _report(url: str, args, pane: np.ndarray, bare: np.ndarray, labels: int) -> None:
     p50, p95 = np.percentile(pane, 50), np.percentile(pane, 95)
     f50, f95 = np.percentile(bare, 50), np.percentile(bare, 95)
     load = (f"{args.others} colleagues on {args.servers} server(s), a label every "
-            f"{args.pace} s each" if args.others else "idle")
+            f"{args.pace} s each ({labels} labels stored by them)" if args.others else
+            "no colleagues")
     print(f"{url.split(':')[0]}, {args.preload:,} judgments preloaded, {load}")
     print(f"judging pane: key -> next pair drawn over {len(pane)} keys: p50 {p50:.0f} ms, "
           f"p95 {p95:.0f} ms (goal p95 < 100 ms)")
