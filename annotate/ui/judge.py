@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 from pooljudge.annotate import store
-from pooljudge.annotate.keymap import KeyMap, label_action
+from pooljudge.annotate.keymap import ACTIONS, KeyMap, label_action
 from pooljudge.annotate.records import AnnotatorInfo, CampaignInfo, JudgmentRecord, PairView
 from pooljudge.annotate.store import DuplicateWrite, TimeLeft, session_scope, time_left
 from pooljudge.annotate.ui import (
@@ -155,7 +155,8 @@ def _nothing_left(engine: Engine, user: AnnotatorInfo, campaign: CampaignInfo, k
         if flash := st.session_state.pop(keys.FLASH, None):
             st.html(caption_html(flash))
         lines += judge_recent.undo_button(engine, user, campaign, keymap, recent, None)
-    st.html(legend_html(lines + keymap.page_lines(document=False)))
+    st.html(legend_html(lines + keymap.page_lines(document=False),
+                        idle_keys(lines, keymap, campaign)))
     judge_recent.recent_strip(campaign, recent, 0)
 
 
@@ -253,7 +254,27 @@ def _controls(engine: Engine, user: AnnotatorInfo, campaign: CampaignInfo, keyma
                                st.session_state.pop(keys.FLASH, None), keys_html(_hint(keymap)),
                                view.pair_id)
     judge_verdict.reason_box(engine, user.id, campaign, view, _on_label)
-    st.html(legend_html(lines + keymap.page_lines()))
+    st.html(legend_html(lines + keymap.page_lines(), idle_keys(lines, keymap, campaign)))
+
+
+def idle_keys(lines: list[tuple[tuple[str, ...], str]], keymap: KeyMap,
+              campaign: CampaignInfo) -> list[tuple[tuple[str, ...], str]]:
+    """The legend's greyed lines: every button key of the page that does nothing right now
+    (undo before any judgment, forward on new pairs, ...), so the list never changes shape."""
+    shown = {key for keys, _ in lines for key in keys}
+    actions = [*(label_action(lab.value) for lab in campaign.scale.labels),
+               "skip", "forward", "back", "undo", *(("cannot_judge",) if campaign.cannot_judge
+                                                    else ())]
+    return [(keymap.bindings[a], _what(a, campaign)) for a in actions
+            if keymap.bindings.get(a) and not shown & set(keymap.bindings[a])]
+
+
+def _what(action: str, campaign: CampaignInfo) -> str:
+    """What a button action does, as the legend says it."""
+    for lab in campaign.scale.labels:
+        if action == label_action(lab.value):
+            return lab.name
+    return ACTIONS[action]
 
 
 def _placeholder(keymap: KeyMap) -> str:
