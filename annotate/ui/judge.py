@@ -72,7 +72,7 @@ DISPLAYED = "pj_displayed"
 LOG = logging.getLogger("pooljudge.judging")
 NOT_STORED = ("Not saved: the database could not store it (a full disk or a lost connection). "
               "The document stays on screen: press the key again once it is back.")
-COMMENT_PLACEHOLDER = "Optional comment, saved with the label"
+COMMENT_PLACEHOLDER = "Comment (optional)"  # saved with the label; short: never cut
 
 
 def render(engine: Engine, user: AnnotatorInfo) -> None:
