@@ -65,7 +65,8 @@ class Standing:
 
     ``labels`` maps each label of the scale to its count among the latest versions within the
     annotator's newest judgment rows, and ``window`` is the number of pairs they count (pairs,
-    like every other figure of the page, not versions: a changed label counts once); ``median_seconds`` is None without a timed first judgment.
+    like every other figure of the page, not versions: a changed label counts once);
+    ``median_seconds`` is None without a timed first judgment.
     ``today_capped``: today's counts stopped at :data:`TODAY_CAP` rows (there are more).
     """
 
