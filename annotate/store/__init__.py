@@ -61,6 +61,7 @@ from pooljudge.annotate.store.guidelines import (
 from pooljudge.annotate.store.imports import check_columns, import_judgments
 from pooljudge.annotate.store.judgments import (
     DuplicateWrite,
+    NotCurrent,
     history,
     others_labels,
     pair_view,
@@ -106,6 +107,7 @@ __all__ = [
     "SAMPLE_COLUMNS",
     "CampaignJudgmentRows",
     "DuplicateWrite",
+    "NotCurrent",
     "RecentJudgment",
     "SplitPool",
     "TimeLeft",

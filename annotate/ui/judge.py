@@ -314,7 +314,8 @@ def _on_label(engine: Engine, annotator_id: int, view: PairView, label: int | No
                                   label=label, seconds=round(seconds, 3), position=view.position,
                                   comment=comment, expected_version=version,
                                   rationale=rationale, status=status,
-                                  suggested=judge_suggestion.shown(view.pair_id))
+                                  suggested=judge_suggestion.shown(view.pair_id),
+                                  current=claimed)
             following = (store.next_pair(session, annotator_id=annotator_id) if claimed
                          else state.get(keys.CURRENT))
     except DuplicateWrite as exc:  # e.g. written meanwhile in another tab of this annotator
@@ -323,6 +324,8 @@ def _on_label(engine: Engine, annotator_id: int, view: PairView, label: int | No
         state[keys.FLASH] = f"Not saved: {exc}"
         return
     except InputError as exc:  # e.g. the lease ran out and others took the pair meanwhile
+        if isinstance(exc, store.NotCurrent):  # counted in the log, never stored elsewhere
+            LOG.warning("ignored a label for pair %s: %s", view.pair_id, exc)
         state[keys.CURRENT] = None
         state[keys.FLASH] = f"Not saved: {exc}"
         return
