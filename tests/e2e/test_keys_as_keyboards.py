@@ -142,6 +142,21 @@ def test_held_undo_and_back_keys_act_once(app, laptop, load):
     assert _mixed(laptop) == []
 
 
+def test_a_held_cannot_judge_key_opens_one_reason_box_and_writes_nothing(app, laptop, load):
+    name, tokens = app.campaign(cannot_judge=True)
+    app.open_as(laptop, tokens["ann"], "/judge")
+    shown_pair(laptop)
+    laptop.evaluate(POLL)
+    keyboard = Keyboard(laptop)
+    seen = keyboard.hold("i", 1.5)
+    _settle(laptop)
+    boxes = laptop.locator('[class*="st-key-verdict_reason_"]')
+    assert boxes.count() == 1 and f"verdict_reason_{seen['pair']}_" in boxes.get_attribute(
+        "class")
+    assert app.judgments(name).empty and keyboard.on_screen()["pair"] == seen["pair"]
+    assert _mixed(laptop) == []
+
+
 def test_a_label_key_right_after_a_pair_appears_does_nothing_with_a_hint(app, laptop):
     """A campaign whose dwell is 5 s (so a loaded machine cannot make the second key late)."""
     name, tokens = app.campaign(min_dwell_ms=5000)
