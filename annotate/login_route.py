@@ -1,4 +1,5 @@
-"""The served app: the Streamlit app (``app.py``) behind a login exchange (ASGI, ``st.App``).
+"""The login exchange in front of the Streamlit app (ASGI middleware and a route, mounted by
+:mod:`pooljudge.annotate.asgi_app`).
 
 A login link (``…/page?token=T``) is answered, before Streamlit sees it, with a redirect to the
 same address without the token, setting the cookie :data:`COOKIE`: a new random session id
@@ -13,21 +14,17 @@ page. ``pooljudge serve`` runs this file (``streamlit run`` finds the ``app`` ob
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
 from urllib.parse import urlencode
 
-import streamlit as st
 from pooljudge.annotate import store
 from pooljudge.annotate.store import SESSION_HOURS, database_url, open_engine, session_scope
 from sqlalchemy import Engine
 from starlette.concurrency import run_in_threadpool
-from starlette.middleware import Middleware
 from starlette.middleware.base import BaseHTTPMiddleware
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
-from starlette.routing import Route
 
-__all__ = ["COOKIE", "app"]
+__all__ = ["COOKIE", "LoginExchange", "logout"]
 
 COOKIE = "pooljudge_session"
 
@@ -76,6 +73,3 @@ async def logout(request: Request) -> Response:
     response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict")
     return response
 
-
-app = st.App(str(Path(__file__).with_name("app.py")), routes=[Route("/logout", logout)],
-             middleware=[Middleware(LoginExchange)])

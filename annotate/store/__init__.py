@@ -72,6 +72,7 @@ from pooljudge.annotate.store.guidelines import (
 from pooljudge.annotate.store.imports import check_columns, import_judgments
 from pooljudge.annotate.store.judgments import (
     DuplicateWrite,
+    NotCurrent,
     history,
     others_labels,
     pair_view,
@@ -79,6 +80,7 @@ from pooljudge.annotate.store.judgments import (
     record_judgment,
 )
 from pooljudge.annotate.store.pairs import pair_by_key
+from pooljudge.annotate.store.peek import peek_next_pair
 from pooljudge.annotate.store.progress_counters import (
     PACE,
     TimeLeft,
@@ -119,6 +121,7 @@ __all__ = [
     "Credential",
     "DuplicateWrite",
     "NotAllowed",
+    "NotCurrent",
     "RecentJudgment",
     "SplitPool",
     "TimeLeft",
@@ -170,6 +173,7 @@ __all__ = [
     "pair_view",
     "pair_views",
     "pairs_for_judge",
+    "peek_next_pair",
     "pool_sample",
     "progress",
     "recent_judgment_rows",

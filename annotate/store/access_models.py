@@ -1,4 +1,4 @@
-"""Tables of revision 0010: rights per campaign (``campaign_role``) and browser logins
+"""Tables of revision 0011: rights per campaign (``campaign_role``) and browser logins
 (``login_session``). See :mod:`pooljudge.annotate.store.access` for their invariants."""
 
 from __future__ import annotations

@@ -9,8 +9,8 @@
   from a login link; the cookie holds a random id, the store only its SHA-256. It ends at
   ``expires_at``, at *Log out* (row deleted), and when the person is removed (rows deleted).
 
-Revision ID: 0010
-Revises: 0009
+Revision ID: 0011
+Revises: 0010
 Create Date: 2026-12-05 00:00:00
 """
 
@@ -19,8 +19,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0010"
-down_revision: str | None = "0009"
+revision: str = "0011"
+down_revision: str | None = "0010"
 branch_labels = None
 depends_on = None
 
