@@ -28,6 +28,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+from pooljudge.metrics.groups import group_coverage
 from scipy import stats
 
 from pooljudge.errors import UsageError
@@ -140,8 +141,9 @@ def compare_groups(per_topic: pd.DataFrame, groups: pd.DataFrame, *,
 
     Returns ``group``, :data:`COLUMNS`, :data:`REGRESSION_COLUMNS` (NaN / False on ``all``
     rows), groups in the order of their first appearance; and the warnings: each group's
-    (prefixed with its name), a group none of whose topics was scored, and one line per
-    flagged regression (:func:`regression_messages`).
+    (prefixed with its name), the coverage lines of
+    :func:`~pooljudge.metrics.groups.group_coverage`, a group none of whose topics was scored,
+    and one line per flagged regression (:func:`regression_messages`).
     """
     if test == "perm" and not randomization:
         raise UsageError("the randomization test's p-values need randomization=True")
@@ -149,7 +151,7 @@ def compare_groups(per_topic: pd.DataFrame, groups: pd.DataFrame, *,
     subsets = {OVERALL: rows}
     for name, topics in groups.groupby("group", sort=False)["topic"]:
         subsets[str(name)] = rows[rows["topic"].isin(set(topics))]
-    tables, warnings = [], []
+    tables, warnings = [], group_coverage(rows["topic"], groups)
     for name, subset in subsets.items():
         if subset.empty:
             warnings.append(f"topic group {name!r}: none of its topics was evaluated")

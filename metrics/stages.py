@@ -43,6 +43,7 @@ from pooljudge.metrics.compare import (
     regression_messages,
 )
 from pooljudge.metrics.evaluate import QrelsInput, load_qrels, load_runs, parse_all, score
+from pooljudge.metrics.groups import group_coverage
 from pooljudge.metrics.join import Qrels, label
 from pooljudge.metrics.registry import Measure
 
@@ -265,10 +266,12 @@ def summarise(per_query: pd.DataFrame, *, groups: pd.DataFrame | None = None,
     ``groups`` (``topic, group``) one per group too, after a ``group`` column (``all``: every
     query) and followed by ``group_p_holm`` and ``regression``. Also the warnings."""
     subsets = {OVERALL: per_query}
+    warnings = []
     if groups is not None:
+        warnings = group_coverage(per_query["topic"], groups)
         for name, topics in groups.groupby("group", sort=False)["topic"]:
             subsets[str(name)] = per_query[per_query["topic"].isin(set(topics))]
-    tables, warnings = [], []
+    tables = []
     for name, rows in subsets.items():
         if rows.empty and name != OVERALL:
             warnings.append(f"topic group {name!r}: none of its topics is a qrels topic")
