@@ -35,7 +35,7 @@ from pooljudge.errors import UsageError
 
 __all__ = [
     "MIN_TOPICS", "OVERALL", "REGRESSION_COLUMNS", "compare", "compare_groups", "flag_regressions",
-    "holm", "paired_test", "regression_messages",
+    "holm", "paired_test", "regression_messages", "undefined_p_values",
 ]
 
 MIN_TOPICS = 25
@@ -128,7 +128,24 @@ def compare(per_topic: pd.DataFrame, *, baseline: str | None = None, n_resamples
     if few < MIN_TOPICS:
         warnings.append(f"only {few} topics paired: fewer than {MIN_TOPICS} topics are too few "
                         "to rank systems reliably")
+    warnings += undefined_p_values(result)
     return result[COLUMNS], warnings
+
+
+def undefined_p_values(result: pd.DataFrame) -> list[str]:
+    """One line per measure with comparisons whose t-test p-value is undefined (every paired
+    difference equal, or fewer than two topics): they are left out of Holm's correction (the
+    others are adjusted over the remaining m) and shown with t_p and t_p_holm empty."""
+    lines = []
+    for measure, rows in result.groupby("measure", sort=False):
+        undefined = rows[rows["t_p"].isna()]
+        if len(undefined):
+            first = undefined.iloc[0]
+            lines.append(f"{measure}: {len(undefined)} comparison(s) have no t-test p-value "
+                         f"(equal differences on every topic, or fewer than 2 topics; e.g. "
+                         f"{first['baseline']} vs {first['run']}): left out of Holm's "
+                         f"correction over the other {len(rows) - len(undefined)}")
+    return lines
 
 
 def compare_groups(per_topic: pd.DataFrame, groups: pd.DataFrame, *,
