@@ -132,10 +132,12 @@ def compare(per_topic: pd.DataFrame, *, baseline: str | None = None, n_resamples
     return result[COLUMNS], warnings
 
 
-def undefined_p_values(result: pd.DataFrame) -> list[str]:
+def undefined_p_values(result: pd.DataFrame, names: tuple[str, str] = ("baseline", "run"),
+                       joiner: str = " vs ") -> list[str]:
     """One line per measure with comparisons whose t-test p-value is undefined (every paired
     difference equal, or fewer than two topics): they are left out of Holm's correction (the
-    others are adjusted over the remaining m) and shown with t_p and t_p_holm empty."""
+    others are adjusted over the remaining m) and shown with t_p and t_p_holm empty. The
+    example comparison is named by the columns ``names`` joined by ``joiner``."""
     lines = []
     for measure, rows in result.groupby("measure", sort=False):
         undefined = rows[rows["t_p"].isna()]
@@ -143,7 +145,7 @@ def undefined_p_values(result: pd.DataFrame) -> list[str]:
             first = undefined.iloc[0]
             lines.append(f"{measure}: {len(undefined)} comparison(s) have no t-test p-value "
                          f"(equal differences on every topic, or fewer than 2 topics; e.g. "
-                         f"{first['baseline']} vs {first['run']}): left out of Holm's "
+                         f"{first[names[0]]}{joiner}{first[names[1]]}): left out of Holm's "
                          f"correction over the other {len(rows) - len(undefined)}")
     return lines
 

@@ -41,6 +41,7 @@ from pooljudge.metrics.compare import (
     holm,
     paired_test,
     regression_messages,
+    undefined_p_values,
 )
 from pooljudge.metrics.evaluate import QrelsInput, load_qrels, load_runs, parse_all, score
 from pooljudge.metrics.groups import group_coverage
@@ -282,6 +283,9 @@ def summarise(per_query: pd.DataFrame, *, groups: pd.DataFrame | None = None,
             where = "" if name == OVERALL else f"group {name!r}: "
             warnings.append(f"{where}only {few} queries paired: fewer than {MIN_TOPICS} are too "
                             "few to tell stages apart reliably")
+        where = "" if name == OVERALL else f"group {name!r}: "
+        warnings += [where + line for line in undefined_p_values(table, ("pipeline", "step"),
+                                                                 " ")]
         tables.append(table.assign(group=name))
     summary = pd.concat(tables, ignore_index=True)
     if groups is None:
