@@ -41,6 +41,7 @@ from pooljudge.metrics.log_queries import (
     log_topics,
     query_strata,
     select_queries,
+    several_values,
     topic_groups,
 )
 
@@ -57,6 +58,7 @@ __all__ = [
     "query_strata",
     "run_names",
     "select_queries",
+    "several_values",
     "topic_groups",
 ]
 
