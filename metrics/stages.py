@@ -42,8 +42,10 @@ from pooljudge.metrics.compare import (
     paired_test,
     regression_messages,
 )
-from pooljudge.metrics.evaluate import QrelsInput, load_qrels, load_runs, parse_all, score
-from pooljudge.metrics.join import Qrels, label
+from pooljudge.metrics.eval_inputs import QrelsInput, load_qrels, load_runs, parse_all
+from pooljudge.metrics.evaluate import score
+from pooljudge.metrics.join import label
+from pooljudge.metrics.qrels_lookup import Qrels
 from pooljudge.metrics.registry import Measure
 
 from pooljudge.errors import InputError

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pooljudge.metrics.evaluate import RunResult
+    from pooljudge.metrics.results import RunResult
 
 __all__ = ["table_text"]
 
