@@ -168,8 +168,8 @@ def _lean_start() -> Iterator[None]:
     numpy yet (the ``pooljudge eval`` command; nothing changes when it is loaded already):
 
     - ``OPENBLAS_NUM_THREADS`` defaults to 1: numpy's OpenBLAS otherwise starts a thread per
-      core at import that busy-waits for work for about 0.1 s; eval does no BLAS work, and that
-      CPU time competed with parsing on a busy machine (a setting given by the user stands);
+      core at import that busy-waits for work; eval does no BLAS work, and that CPU time
+      competed with parsing on a busy machine (a setting given by the user stands);
     - no garbage collection passes while the modules load: they create some 100,000 objects
       and no garbage, and each full pass over them (a few per start-up) was wasted. The
       collector is on again afterwards.

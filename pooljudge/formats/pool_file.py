@@ -37,7 +37,7 @@ _BLOCK = 1 << 18  # rows joined and written at a time
 
 def text_array(values: Sequence[str]) -> pa.Array:
     """A short list of Python strings as an Arrow string array, built from buffers
-    (``pa.array`` would import pandas, half a second, on first use)."""
+    (``pa.array`` would import pandas on first use)."""
     encoded = [value.encode("utf-8") for value in values]
     offsets = np.zeros(len(encoded) + 1, dtype=np.int32)
     np.cumsum([len(b) for b in encoded], out=offsets[1:])
