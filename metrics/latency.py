@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from pooljudge.metrics.logs import LogIndex
+from pooljudge.metrics.log_index import LogIndex
 
 from pooljudge.formats.logs import Logs
 

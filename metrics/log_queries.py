@@ -1,7 +1,5 @@
 """A retrieval log's queries (:class:`pooljudge.formats.logs.Logs`): what each query id is, what
-it belongs to, and a chosen few of them. Moved here from :mod:`pooljudge.metrics.logs`, which
-re-exports
-every public name.
+it belongs to, and a chosen few of them.
 
 - **Topics** (:func:`log_topics`): ``id, title`` — each query id with its first logged text.
 - **Topic groups** (:func:`topic_groups`): ``topic, group`` with groups ``category=billing``,

@@ -20,21 +20,17 @@ import pandas as pd
 from matplotlib.figure import Figure
 from pooljudge.metrics.bias import leave_out
 from pooljudge.metrics.compat import DEFAULT_COMPAT, Compat, check_compat
-from pooljudge.metrics.evaluate import (
-    DEFAULT_MEASURES,
-    RunResult,
-    load_qrels,
-    parse_all,
-    score,
-    tidy,
-)
+from pooljudge.metrics.eval_inputs import load_qrels, parse_all
+from pooljudge.metrics.evaluate import score, tidy
 from pooljudge.metrics.registry import Measure, make, parse
 from pooljudge.metrics.report_html import Section, render_page
 from pooljudge.metrics.residual import unreached
+from pooljudge.metrics.results import RunResult
 from pooljudge.metrics.returned import count_names, cutoffs, num_ret, short_warning, with_counts
 from pooljudge.metrics.units import LEVEL_NAMES
 from pooljudge.pooling.pool import topic_order
 
+from pooljudge.defaults import DEFAULT_MEASURES
 from pooljudge.formats.trec import RunColumns, run_columns
 
 __all__ = [

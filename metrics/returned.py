@@ -20,8 +20,9 @@ import dataclasses
 from collections.abc import Iterable, Sequence
 
 import numpy as np
-from pooljudge.metrics.evaluate import RunResult, parse_all
+from pooljudge.metrics.eval_inputs import parse_all
 from pooljudge.metrics.registry import Measure
+from pooljudge.metrics.results import RunResult
 
 __all__ = ["NUM_RET", "Count", "count_names", "cutoffs", "num_ret", "short_name",
            "short_warning", "with_counts"]

@@ -43,9 +43,11 @@ from pooljudge.metrics.compare import (
     regression_messages,
     undefined_p_values,
 )
-from pooljudge.metrics.evaluate import QrelsInput, load_qrels, load_runs, parse_all, score
+from pooljudge.metrics.eval_inputs import QrelsInput, load_qrels, load_runs, parse_all
+from pooljudge.metrics.evaluate import score
 from pooljudge.metrics.groups import group_coverage
-from pooljudge.metrics.join import Qrels, label
+from pooljudge.metrics.join import label
+from pooljudge.metrics.qrels_lookup import Qrels
 from pooljudge.metrics.registry import Measure
 
 from pooljudge.errors import InputError

@@ -31,8 +31,8 @@ ERROR_COLUMNS = ("se", "ci_low", "ci_high")
 if TYPE_CHECKING:
     import pandas as pd
 
-    from pooljudge.metrics.evaluate import RunResult
-    from pooljudge.metrics.join import Qrels
+    from pooljudge.metrics.qrels_lookup import Qrels
+    from pooljudge.metrics.results import RunResult
 
 HELP = "evaluate runs against qrels (trec_eval -c numbers, unjudged rates beside them)"
 TABLE_COVERAGE = "Unjudged@10"
@@ -105,7 +105,8 @@ def register(subparsers: Subcommands) -> None:
 def run(args: argparse.Namespace) -> int:
     with _lean_start():
         from pooljudge.metrics.estimators import check_prels
-        from pooljudge.metrics.evaluate import parse_all, score_all
+        from pooljudge.metrics.eval_inputs import parse_all
+        from pooljudge.metrics.evaluate import score_all
         from pooljudge.metrics.returned import cutoffs, num_ret, with_counts
 
     measures = measures_from(args)
@@ -167,8 +168,8 @@ def _lean_start() -> Iterator[None]:
     numpy yet (the ``pooljudge eval`` command; nothing changes when it is loaded already):
 
     - ``OPENBLAS_NUM_THREADS`` defaults to 1: numpy's OpenBLAS otherwise starts a thread per
-      core at import that busy-waits for work for about 0.1 s; eval does no BLAS work, and that
-      CPU time competed with parsing on a busy machine (a setting given by the user stands);
+      core at import that busy-waits for work; eval does no BLAS work, and that CPU time
+      competed with parsing on a busy machine (a setting given by the user stands);
     - no garbage collection passes while the modules load: they create some 100,000 objects
       and no garbage, and each full pass over them (a few per start-up) was wasted. The
       collector is on again afterwards.
@@ -214,7 +215,8 @@ def _score_units(args: argparse.Namespace, source: object, measures: Sequence,
     from pooljudge.cli.inputs import read_runs
     from pooljudge.cli.units_inputs import load_units, qrels_at, run_at
     from pooljudge.formats.trec import read_qrels
-    from pooljudge.metrics.evaluate import load_qrels, score
+    from pooljudge.metrics.eval_inputs import load_qrels
+    from pooljudge.metrics.evaluate import score
 
     units = load_units(args, "eval")
     named = isinstance(source, str)
@@ -255,7 +257,8 @@ def _warn_about(result, measures: Sequence) -> None:
 def _automatic(args: argparse.Namespace) -> list[RunResult]:
     """Per run, P@10 against the provenance's automatic-line marks: Automatic@10."""
     from pooljudge.annotate.ppi import AUTOMATIC_AT, automatic_qrels
-    from pooljudge.metrics.evaluate import parse_all, score_all
+    from pooljudge.metrics.eval_inputs import parse_all
+    from pooljudge.metrics.evaluate import score_all
 
     marks = automatic_qrels(args.provenance)
     return score_all(marks, args.runs, parse_all([f"P@{AUTOMATIC_AT}"]),

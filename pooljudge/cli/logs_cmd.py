@@ -133,14 +133,14 @@ def _import(args: argparse.Namespace) -> int:
     )
     from pooljudge.heap import release_freed_memory
     from pooljudge.metrics.latency import latency_table
-    from pooljudge.metrics.logs import (
-        LogIndex,
-        log_runs,
+    from pooljudge.metrics.log_index import LogIndex
+    from pooljudge.metrics.log_queries import (
         log_topics,
         select_queries,
         several_values,
         topic_groups,
     )
+    from pooljudge.metrics.logs import log_runs
 
     out = args.out or _default_folder(args.file)
     ids = read_id_list(args.queries) if args.queries else None
@@ -213,7 +213,8 @@ def _flattened_warnings(command: str, titles: int, groups: int) -> None:
 
 def _sample(args: argparse.Namespace) -> int:
     from pooljudge.formats.log_files import write_id_list, write_log_topics
-    from pooljudge.metrics.logs import LogIndex, log_topics, query_strata
+    from pooljudge.metrics.log_index import LogIndex
+    from pooljudge.metrics.log_queries import log_topics, query_strata
     from pooljudge.pooling.query_sample import sample_queries
 
     logs = _read(args)

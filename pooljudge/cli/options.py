@@ -174,7 +174,7 @@ def add_measure_option(parser: argparse.ArgumentParser, default: Sequence[str]) 
 def measures_from(args: argparse.Namespace) -> list[Measure]:
     """The measures of ``-m/--measure`` (else the defaults), duplicates dropped; UsageError
     ``-m/--measure: reason`` for an unknown name."""
-    from pooljudge.metrics.evaluate import parse_all
+    from pooljudge.metrics.eval_inputs import parse_all
 
     names = [n for text in (args.measures or args.default_measures) for n in text.split()]
     try:

@@ -209,7 +209,8 @@ def _qrels_path(args: argparse.Namespace) -> str:
 def _automatic_lines(provenance: str, runs, compat: str) -> tuple[str, ...]:
     """One line per run: its Automatic@10 (P@10 against the provenance's automatic marks)."""
     from pooljudge.annotate.ppi import AUTOMATIC_AT, automatic_qrels
-    from pooljudge.metrics.evaluate import load_qrels, parse_all, score
+    from pooljudge.metrics.eval_inputs import load_qrels, parse_all
+    from pooljudge.metrics.evaluate import score
 
     marks = load_qrels(automatic_qrels(provenance))
     measure = parse_all([f"P@{AUTOMATIC_AT}"])

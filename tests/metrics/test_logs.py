@@ -10,15 +10,15 @@ import numpy as np
 import pandas as pd
 import pytest
 from pooljudge.metrics.latency import LATENCY_COLUMNS, latency_table
-from pooljudge.metrics.logs import (
-    LogIndex,
-    log_runs,
+from pooljudge.metrics.log_index import LogIndex
+from pooljudge.metrics.log_queries import (
     log_topics,
     query_strata,
     select_queries,
     several_values,
     topic_groups,
 )
+from pooljudge.metrics.logs import log_runs
 
 from pooljudge.formats.logs import read_logs
 from tests.support.logs import sample_records, write_jsonl
