@@ -4,8 +4,8 @@ Every run is scored under both judgment sets; per measure the command reports Ke
 (scipy, tau-b), tau_AP (Yilmaz, Aslam & Robertson 2008; A is the reference), tau_AP-b, tau_GAP
 and top-k tau, each with a bootstrap-over-topics interval (``correlate_intervals.py``), and the
 pairs of runs that swap places. ``table`` prints the summary, each run's ranks and the swapped
-pairs; ``tsv`` prints one row per run and measure (``measure run score_a rank_a score_b rank_b change``);
-``json`` gives all three.
+pairs; ``tsv`` prints one row per run and measure
+(``measure run score_a rank_a score_b rank_b change``); ``json`` gives all three.
 """
 
 from __future__ import annotations
