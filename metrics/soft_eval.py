@@ -11,7 +11,9 @@ topics, or of one topic's value with ``per_topic``).
 Vectorised: all ``S`` labellings are drawn at once (one uniform per draw and pair, compared with
 each pair's cumulative probabilities), written as one qrels whose topic ``t`` of draw ``s`` is
 named ``t#s``, with every run's topics copied the same way, and scored in one call of
-:func:`pooljudge.metrics.evaluate.score_all`. The mean is taken as ``x_0 + mean(x_s - x_0)``,
+:func:`pooljudge.metrics.evaluate.score_all` (for large inputs, one call per block of draws of
+about ``BLOCK_ROWS`` rows, so memory stays bounded; the uniforms come from one seeded stream, so
+the numbers do not depend on the blocks). The mean is taken as ``x_0 + mean(x_s - x_0)``,
 so that a degenerate posterior (all mass on one label per pair) gives exactly the numbers of
 plain evaluation on those hard qrels. Edge cases: a label of probability 0 is never drawn; a
 run topic not in the soft qrels is ignored (as in plain eval).
@@ -32,6 +34,7 @@ from pooljudge.errors import UsageError
 __all__ = ["DEFAULT_SAMPLES", "SoftResult", "draw_labels", "soft_evaluate"]
 
 DEFAULT_SAMPLES = 200
+BLOCK_ROWS = 2_000_000  # qrels and run rows scored at once
 SEPARATOR = "#"
 
 
@@ -48,6 +51,13 @@ def draw_labels(soft: pd.DataFrame, samples: int, seed: int) -> tuple[pd.DataFra
     """The pairs (``topic, doc``, in first-seen order) and an ``(samples, pairs)`` array of
     labels drawn from each pair's distribution: ``label = first l with u < F(l)``, ``F`` the
     pair's cumulative probability normalised by its total, ``u ~ U[0, 1)``."""
+    pairs, draw = _sampler(soft, samples)
+    return pairs, draw(np.random.default_rng(seed), samples)
+
+
+def _sampler(soft: pd.DataFrame, samples: int):
+    """The pairs and ``draw(rng, n)``: ``n`` more labellings (the uniforms are taken from
+    ``rng`` in order, so drawing in blocks gives the labels of drawing all at once)."""
     if samples < 1:
         raise UsageError(f"--samples must be at least 1, not {samples}")
     codes = soft.groupby(["topic", "doc"], sort=False).ngroup().to_numpy()
@@ -62,68 +72,82 @@ def draw_labels(soft: pd.DataFrame, samples: int, seed: int) -> tuple[pd.DataFra
     totals = np.add.reduceat(prob, starts)
     cumulative = (np.cumsum(prob) - np.repeat(np.cumsum(prob)[starts] - prob[starts], sizes)
                   ) / np.repeat(totals, sizes)
-    u = np.random.default_rng(seed).random((samples, len(starts)))
-    below = cumulative[None, :] <= u[:, codes]
-    count = np.add.reduceat(below, starts, axis=1)
-    rows = starts[None, :] + np.minimum(count, sizes[None, :] - 1)
-    return pairs, labels[rows]
+
+    def draw(rng: np.random.Generator, n: int) -> np.ndarray:
+        u = rng.random((n, len(starts)))
+        count = np.add.reduceat(cumulative[None, :] <= u[:, codes], starts, axis=1)
+        return labels[starts[None, :] + np.minimum(count, sizes[None, :] - 1)]
+
+    return pairs, draw
 
 
 def soft_evaluate(soft: pd.DataFrame, runs: Mapping[str, pd.DataFrame],
                   measures: Sequence[Measure], *, samples: int = DEFAULT_SAMPLES,
                   seed: int = 0, per_topic: bool = False, alpha: float = 0.05,
-                  **options: object) -> SoftResult:
+                  block_rows: int = BLOCK_ROWS, **options: object) -> SoftResult:
     """Expected values and percentile intervals of ``measures`` for each run (a frame
     ``topic, doc, score``) over ``samples`` qrels drawn from ``soft`` (module docstring);
-    ``options`` go to :func:`score_all` (judged_only, compat)."""
-    pairs, drawn = draw_labels(soft, samples, seed)
-    qrels = pd.DataFrame({
-        "topic": _renamed(pairs["topic"].to_numpy(str), samples),
-        "doc": np.tile(pairs["doc"].to_numpy(object), samples),
-        "label": drawn.ravel(),
-    })
+    ``options`` go to :func:`score_all` (judged_only, compat). The draws are scored in blocks
+    of about ``block_rows`` qrels and run rows (one block for small inputs); the numbers do
+    not depend on the blocks."""
+    pairs, draw = _sampler(soft, samples)
     known = set(pairs["topic"])
-    copies = {name: _copied(run, known, samples) for name, run in runs.items()}
-    results = score_all(qrels, copies, measures, **options)[1]
+    runs = {name: run[run["topic"].astype(str).isin(known)] for name, run in runs.items()}
+    per_draw = len(soft) + len(pairs) + sum(len(run) for run in runs.values())
+    block = max(1, min(samples, block_rows // max(per_draw, 1)))
     topics = sorted(known)
-    frames = [_aggregate(result, topics, samples, per_topic, alpha) for result in results]
+    rng = np.random.default_rng(seed)
+    grids: dict[str, dict[Measure, list[np.ndarray]]] = {name: {} for name in runs}
+    for first in range(0, samples, block):
+        n = min(block, samples - first)
+        qrels = pd.DataFrame({
+            "topic": _renamed(pairs["topic"].to_numpy(str), first, n),
+            "doc": np.tile(pairs["doc"].to_numpy(object), n),
+            "label": draw(rng, n).ravel(),
+        })
+        copies = {name: _copied(run, first, n) for name, run in runs.items()}
+        for result in score_all(qrels, copies, measures, **options)[1]:
+            where = {name: i for i, name in enumerate(result.topics)}
+            index = np.array([[where[f"{t}{SEPARATOR}{s}"] for t in topics]
+                              for s in range(first, first + n)])
+            for measure, values in result.values.items():
+                grids[result.name].setdefault(measure, []).append(values[index])
+    frames = [_aggregate(name, {m: np.vstack(g) for m, g in by.items()}, topics, per_topic,
+                         alpha) for name, by in grids.items()]
     return SoftResult(pd.concat(frames, ignore_index=True), samples)
 
 
-def _renamed(topics: np.ndarray, samples: int) -> np.ndarray:
-    """``topics`` repeated once per draw ``s`` as ``topic#s`` (draw-major)."""
-    suffix = np.repeat(np.char.add(SEPARATOR, np.arange(samples).astype(str)), len(topics))
-    return np.char.add(np.tile(topics, samples), suffix).astype(object)
+def _renamed(topics: np.ndarray, first: int, n: int) -> np.ndarray:
+    """``topics`` repeated once per draw ``s`` in ``first..first+n-1`` as ``topic#s``."""
+    suffix = np.repeat(np.char.add(SEPARATOR, np.arange(first, first + n).astype(str)),
+                       len(topics))
+    return np.char.add(np.tile(topics, n), suffix).astype(object)
 
 
-def _copied(run: pd.DataFrame, known: set[str], samples: int) -> pd.DataFrame:
-    """The run's rows of the soft qrels' topics, once per draw with topics renamed."""
-    run = run[run["topic"].astype(str).isin(known)]
+def _copied(run: pd.DataFrame, first: int, n: int) -> pd.DataFrame:
+    """The run once per draw of the block, topics renamed."""
     return pd.DataFrame({
-        "topic": _renamed(run["topic"].to_numpy(str), samples),
-        "doc": np.tile(run["doc"].to_numpy(object), samples),
-        "score": np.tile(run["score"].to_numpy(float), samples),
+        "topic": _renamed(run["topic"].to_numpy(str), first, n),
+        "doc": np.tile(run["doc"].to_numpy(object), n),
+        "score": np.tile(run["score"].to_numpy(float), n),
     })
 
 
-def _aggregate(result, topics: list[str], samples: int, per_topic: bool,
+def _aggregate(name: str, grids: dict[Measure, np.ndarray], topics: list[str], per_topic: bool,
                alpha: float) -> pd.DataFrame:
-    """Per measure: the (samples, topics) values, each draw's summary (as plain eval computes
-    it, over the topics in sorted order), their mean and percentiles."""
+    """Per measure, from its (samples, topics) values: each draw's summary (as plain eval
+    computes it, over the topics in sorted order), their mean and percentiles."""
     from pooljudge.metrics.evaluate import _summarise
 
-    where = {name: i for i, name in enumerate(result.topics)}
-    index = np.array([[where[f"{t}{SEPARATOR}{s}"] for t in topics] for s in range(samples)])
     rows = []
-    for measure, values in result.values.items():
-        grid = values[index]
+    for measure, grid in grids.items():
         summaries = np.array([_summarise(measure, row) for row in grid])
         rows.append((ALL_TOPICS, str(measure), *_expected(summaries, alpha)))
         if per_topic:
             rows += [(t, str(measure), *_expected(grid[:, j], alpha))
                      for j, t in enumerate(topics)]
     frame = pd.DataFrame(rows, columns=["topic", "measure", "expected", "low", "high"])
-    frame.insert(0, "run", result.name)
+    frame.insert(0, "run", name)
     return frame
 
 

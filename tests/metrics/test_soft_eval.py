@@ -56,6 +56,18 @@ def test_deterministic_with_a_seed():
     assert (draw_labels(TINY, 50, 9)[1] != draw_labels(TINY, 50, 10)[1]).any()
 
 
+def test_blocks_of_draws_give_the_numbers_of_one_block():
+    soft = _soft([(t, f"d{j}", lab, p) for t in ("a", "b") for j in range(6)
+                  for lab, p in ((0, 0.3 + 0.1 * j), (1, 0.7 - 0.1 * j))])
+    run = pd.DataFrame({"topic": ["a"] * 6 + ["b"] * 6, "doc": [f"d{j}" for j in range(6)] * 2,
+                        "score": np.arange(12.0)})
+    measures = parse_all(["AP", "P@3"])
+    whole = soft_evaluate(soft, {"r": run}, measures, samples=30, seed=2, per_topic=True)
+    blocks = soft_evaluate(soft, {"r": run}, measures, samples=30, seed=2, per_topic=True,
+                           block_rows=100)  # 48 rows a draw: two draws a block
+    pd.testing.assert_frame_equal(whole.frame, blocks.frame)
+
+
 def _hard_case(rng):
     topics = [f"t{i}" for i in range(7)]
     hard = pd.DataFrame([(t, f"d{j}", int(rng.integers(0, 3))) for t in topics
