@@ -164,3 +164,7 @@ def test_correlate_cli_gives_every_coefficient_with_an_interval(tmp_path, capsys
         assert -1 <= low <= high <= 1 and low <= value <= high, name
     assert main(args) == 0
     assert json.loads(capsys.readouterr().out)["summary"] == [summary]
+    assert main([*args, "--bootstrap", "0"]) == 0
+    bare, = json.loads(capsys.readouterr().out)["summary"]
+    assert not [k for k in bare if k.endswith(("_low", "_high"))]
+    assert bare["tau_gap"] == summary["tau_gap"]

@@ -113,6 +113,9 @@ def test_cli_prints_expected_values_and_refuses_malformed_files(tmp_path):
     again = _cli("--soft-qrels", soft, run, "-m", "P@2", "--samples", "400", "--seed", "4",
                  "--format", "tsv")
     assert again.stdout == done.stdout
+    table = _cli("--soft-qrels", soft, run, "-m", "P@2", "--samples", "50", "--per-topic")
+    assert table.returncode == 0 and "expected = mean over 50 qrels drawn" in table.stdout
+    assert [line.split()[1] for line in table.stdout.splitlines()[1:3]] == ["all", "q"]
     bad = tmp_path / "bad.tsv"
     bad.write_text("topic\tdoc\tlabel\tprobability\nq\td1\t1\t0.5\n")
     refused = _cli("--soft-qrels", bad, run)
