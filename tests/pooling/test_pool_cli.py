@@ -1,4 +1,4 @@
-"""``pooljudge pool`` and ``pooljudge pool simulate`` end to end, including bad input."""
+"""``pooljudge pool`` and ``pooljudge simulate orders`` end to end, including bad input."""
 
 from __future__ import annotations
 
@@ -102,7 +102,7 @@ def test_simulate_reports_and_plots(tmp_path, run_files, capsys):
     qrels = tmp_path / "qrels"
     qrels.write_text("01 0 d1 1\n1 0 d2 2\nq7 0 é1 1\ntopic-b 0 a 0\n", encoding="utf-8")
     plot = tmp_path / "curves.png"
-    assert main(["pool", "simulate", str(qrels), *map(str, run_files), "--depth", "10",
+    assert main(["simulate", "orders", str(qrels), *map(str, run_files), "--depth", "10",
                  "--strategy", "rrf", "--strategy", "mtf", "--plot", str(plot),
                  "--format", "tsv"]) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -141,7 +141,7 @@ def test_failure_leaves_an_existing_pool_file_untouched(tmp_path, run_files, cap
 def test_bad_qrels_in_simulate_names_path_and_line(tmp_path, run_files, capsys):
     qrels = tmp_path / "qrels"
     qrels.write_text("1 0 a 1\n1 0 b x\n", encoding="utf-8")
-    assert main(["pool", "simulate", str(qrels), *map(str, run_files)]) == 2
+    assert main(["simulate", "orders", str(qrels), *map(str, run_files)]) == 2
     assert f"{qrels}:2:" in capsys.readouterr().err
 
 
@@ -174,5 +174,5 @@ def test_repeated_run_names_are_refused(tmp_path, run_files, capsys):
 
 @pytest.mark.parametrize("extra", [["--budget", "3"], ["--stats"], ["-o", "x.tsv"]])
 def test_pool_options_are_refused_by_simulate(tmp_path, run_files, capsys, extra):
-    assert main(["pool", "simulate", str(run_files[0]), str(run_files[1]), *extra]) == 2
-    assert "does not apply" in capsys.readouterr().err
+    assert main(["simulate", "orders", str(run_files[0]), str(run_files[1]), *extra]) == 2
+    assert f"unrecognized arguments: {extra[0]}" in capsys.readouterr().err
