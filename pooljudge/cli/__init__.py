@@ -91,7 +91,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                      description="\n".join(textwrap.wrap(DESCRIPTION, _help_width())),
                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"pooljudge {__version__}")
-    subparsers = parser.add_subparsers(metavar="COMMAND", parser_class=_Parser,
+    subparsers = parser.add_subparsers(metavar="COMMAND", parser_class=_Parser, prog="pooljudge",
                                        help=argparse.SUPPRESS)
     subparsers.required = True
     modules = (COMMANDS[command],) if command in COMMANDS else COMMAND_MODULES
