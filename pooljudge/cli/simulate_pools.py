@@ -118,7 +118,7 @@ def simulate_designs_cmd(args: argparse.Namespace) -> int:
     args.explicit_depth, args.depth = args.depth, args.depth or 100
     designs = [parse_design(text, source="--sample").at_depth(args.depth)
                for text in args.sample]
-    depths = {d.depth for d in designs}
+    depths = {d.depth for d in designs if d.depth is not None}  # at_depth: every one has one
     if len(depths) > 1:
         raise UsageError(f"the --sample designs disagree on the depth ({sorted(depths)}): "
                          "they are compared on one pool")
