@@ -24,8 +24,8 @@ import sys
 from pathlib import Path
 
 from pooljudge.cli import Subcommands
+from pooljudge.cli.options import check_can_listen, listen_host, positive_int, summary
 from pooljudge.cli.options import port as tcp_port
-from pooljudge.cli.options import positive_int, summary
 
 __all__ = ["FORWARDED", "register", "run_streamlit", "serve", "streamlit_command"]
 
@@ -38,7 +38,8 @@ MAX_POOL_SIZE = 1000
 def register(subparsers: Subcommands) -> None:
     parser = subparsers.add_parser("serve", help="serve the annotation app in the browser",
                                    description=summary(__doc__))
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument("--host", type=listen_host, default="127.0.0.1",
+                        help="address to listen on")
     parser.add_argument("--port", type=tcp_port, default=8501, help="port to listen on")
     parser.add_argument("--db", default=None,
                         help="database URL (default: $POOLJUDGE_DB or sqlite:///pooljudge.db)")
@@ -67,13 +68,15 @@ def streamlit_command(host: str, port: int, app: Path = APP) -> list[str]:
 def serve(url: str | None, host: str, port: int, *, pool_size: int | None = None) -> int:
     """Open (and migrate) the database, then run Streamlit until it exits; the exit status
     (see the module docstring)."""
-    from pooljudge.annotate.store import database_url, open_engine
+    from pooljudge.annotate.store import open_engine
+    from pooljudge.cli.inputs import checked_db_url
 
-    url = database_url(url)
+    url = checked_db_url(url)
     env = {**os.environ, "POOLJUDGE_DB": url}
     if pool_size is not None:
         env["POOLJUDGE_POOL_SIZE"] = str(pool_size)
     open_engine(url).dispose()
+    check_can_listen(host, port)
     print(f"pooljudge: serving {url} on http://{host}:{port}/", file=sys.stderr, flush=True)
     return run_streamlit(streamlit_command(host, port), env)
 
