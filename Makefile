@@ -3,18 +3,24 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# `make demo` installs only what serving needs (no test chain); `make test` adds the extras
+APP_STAMP := $(VENV)/.installed-app
 # a regular (not editable) install for import-linter, which needs pooljudge.metrics inside pooljudge/
 LINT_SITE := .lint-site
 
-.PHONY: test demo lint install bench clean
+.PHONY: test demo lint install bench clean docs
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test,postgres]'
-	touch $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,postgres,docs]'
+	touch $(STAMP) $(APP_STAMP)
+
+$(APP_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(APP_STAMP)
 
 install: $(STAMP)
 
@@ -23,16 +29,21 @@ test: $(STAMP)
 	rm -rf $(LINT_SITE)
 	$(BIN)/python -m pip install --quiet --no-deps --target $(LINT_SITE) .
 	cd $(LINT_SITE) && PYTHONPATH=. $(CURDIR)/$(BIN)/lint-imports --no-cache --no-logo $(CURDIR)/pyproject.toml
+	$(MAKE) docs
 	$(BIN)/python -m pytest
+
+# the manual: docs/ built into site/ (reference pages generated from the code, mkdocs.yml)
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 DISABLE_MKDOCS_2_WARNING=true $(BIN)/mkdocs build --strict --quiet
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
-demo: $(STAMP)
+demo: $(APP_STAMP)
 	$(BIN)/pooljudge demo
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/eval_speed.py
 
 clean:
-	rm -rf $(VENV) $(LINT_SITE) build *.egg-info .pytest_cache
+	rm -rf $(VENV) $(LINT_SITE) build site *.egg-info .pytest_cache

@@ -13,15 +13,24 @@ admin.
 from __future__ import annotations
 
 import streamlit as st
+from pooljudge.annotate.ui.faults import storage_faults_shown
 from pooljudge.annotate.ui.render import STYLE, caption_html
-from pooljudge.annotate.ui.routes import PAGES, ROUTES, home_route
+from pooljudge.annotate.ui.routes import ICON, PAGES, ROUTES, home_route
 from pooljudge.annotate.ui.session import login, show_login_problem
+from pooljudge.annotate.ui.upload_gate import admit
 
 
 def main() -> None:
-    st.set_page_config(page_title="pooljudge", page_icon=":material/fact_check:", layout="wide")
+    st.set_page_config(page_title="pooljudge", page_icon=str(ICON), layout="wide")
     st.html(STYLE)
+    with storage_faults_shown():  # a lost connection, a deleted file: a notice, then a retry
+        _route()
+
+
+def _route() -> None:
+    """Log in, then run the page the address names among those the role may see."""
     user = login()
+    admit(user)  # only an admin's session may upload (pooljudge.annotate.asgi_app)
     if user is None:
         st.navigation([st.Page(show_login_problem, title="Log in", url_path="login")],
                       position="hidden").run()

@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 from pooljudge.annotate import store
 from pooljudge.annotate.keymap import KeyMap
-from pooljudge.annotate.records import CampaignInfo, LabelScale
+from pooljudge.annotate.records import DEFAULT_MIN_DWELL_MS, CampaignInfo, LabelScale
 from pooljudge.pooling.pool import Pool, apply_budget, build_pool
 from pooljudge.pooling.static_orders import static_order
 from sqlalchemy import Engine
@@ -73,6 +73,7 @@ class CampaignSettings:
     cannot_judge: bool = False
     rationale_labels: tuple[int, ...] = ()
     highlight_narrative: bool = False
+    min_dwell_ms: int = DEFAULT_MIN_DWELL_MS
     keymap: KeyMap | None = None
     seed: int = 0
     suggest_from: str | None = None
@@ -215,7 +216,8 @@ def _store(session: Session, plan: CampaignPlan) -> CreatedCampaign:
         highlight_narrative=settings.highlight_narrative, topics=plan.topics,
         documents=plan.documents, pool=plan.pool, run_ranks=plan.run_ranks, seed=settings.seed,
         keymap=settings.keymap, cannot_judge=settings.cannot_judge,
-        rationale_labels=settings.rationale_labels, units=plan.units)
+        rationale_labels=settings.rationale_labels, units=plan.units,
+        min_dwell_ms=settings.min_dwell_ms)
     people = tuple(NewPerson(role, name, store.add_annotator(
         session, campaign=settings.name, name=name, role=role)) for name, role in settings.people)
     if settings.suggest_from is not None:  # after the people: it must not be one of them

@@ -22,6 +22,10 @@ Qrels policies (:class:`Policy`, declared with their help texts and defaults in 
   rows of source ``automatic``; ties as ``majority``) where a person voted, else the automatic
   judge NAME's label; the provenance gets a ``source`` column, ``human`` or ``automatic``.
 
+- ``ds``, ``ds1``, ``glad``, ``mace``: a consensus model (:mod:`pooljudge.annotate.crowd`) over
+  every annotator's votes, automatic judges included; the label of highest posterior, a tie to
+  the lower label; ``gold`` (``adjudicated`` or ``annotator:NAME``) clamps the pairs it covers.
+
 ``binarize=T`` then maps a decided label to 1 when it is ≥ T, else 0. Only judged pairs appear.
 """
 
@@ -34,7 +38,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
-from pooljudge.annotate.consensus_policies import POLICIES, TIES, Policy
+from pooljudge.annotate.consensus_policies import MODEL_POLICIES, POLICIES, TIES, Policy
+from pooljudge.annotate.crowd import CrowdResult, fit_crowd
 from pooljudge.annotate.judgment_codes import Coded, code_judgments
 
 from pooljudge.errors import UsageError
@@ -47,6 +52,7 @@ __all__ = [
     "adjudication_queue",
     "consensus_qrels",
     "disagreements",
+    "fit_policy_model",
 ]
 
 
@@ -265,6 +271,41 @@ def _human_else_automatic(ballot: _Ballot,
     return items, pos, rule
 
 
+def fit_policy_model(judgments: pd.DataFrame, scale: tuple[int, ...] | list[int],
+                     policy: Policy) -> tuple[Coded, CrowdResult]:
+    """The coded votes and ``policy``'s model fitted to them, seeded with its gold labels."""
+    coded = code_judgments(judgments, scale, kind="judgment")
+    gold = np.full(len(coded.item_topic), -1, dtype=np.int64)
+    leave_out = None
+    if policy.gold == "adjudicated":
+        rows = _adjudications(judgments, scale)
+    elif policy.gold is not None:
+        leave_out = policy.gold.partition(":")[2]
+        matches = np.flatnonzero(coded.annotators == leave_out)
+        if len(matches) == 0:
+            raise UsageError(f"--gold {policy.gold}: no judgments by an annotator named "
+                             f"{leave_out!r}")
+        mine = coded.ann == matches[0]
+        gold[coded.item[mine]] = coded.pos[mine]
+    if policy.gold == "adjudicated" and len(rows):
+        keys = pd.MultiIndex.from_arrays([coded.topics[coded.item_topic].astype(str),
+                                          coded.item_doc.astype(str)])
+        where = keys.get_indexer(pd.MultiIndex.from_arrays([rows["topic"], rows["doc"]]))
+        found = where >= 0
+        gold[where[found]] = np.searchsorted(np.asarray(coded.scale),
+                                             rows["adjudicated"].to_numpy(np.int64)[found])
+    return coded, fit_crowd(coded, policy.name, gold, leave_out=leave_out)
+
+
+def _model(ballot: _Ballot, policy: Policy) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+    """The argmax of the model's posterior (ties: the lower label) on every voted pair."""
+    _, result = fit_policy_model(ballot.judgments, ballot.scale, policy)
+    best = result.posterior[np.arange(len(result.decided)), result.decided]
+    seeded = "" if policy.gold is None else f", gold {policy.gold}"
+    rule = np.char.add(f"{policy.name}{seeded}: posterior ", np.char.mod("%.4f", best))
+    return ballot.items, result.decided, rule.astype(object)
+
+
 # The implementation of every policy of pooljudge.annotate.consensus_policies.POLICY_HELP, by name.
 DECIDERS: dict[str, Decider] = {
     "majority": _on_counts(_majority),
@@ -274,4 +315,5 @@ DECIDERS: dict[str, Decider] = {
     "min": _on_counts(_extreme(False)),
     "annotator": _one_annotator,
     "human-else-automatic": _human_else_automatic,
+    **dict.fromkeys(MODEL_POLICIES, _model),
 }

@@ -4,7 +4,9 @@ This module imports nothing heavy, so command-line help and option checks read i
 loading the implementation, :mod:`pooljudge.annotate.consensus`, whose deciders are keyed by the
 same
 names. A policy decides one qrels label per judged pair from its votes; ``ties`` settles a
-majority tie; ``binarize=T`` then maps a decided label to 1 when it is >= T, else 0.
+majority tie; ``binarize=T`` then maps a decided label to 1 when it is >= T, else 0. The model
+policies (``ds``, ``ds1``, ``glad``, ``mace``) may be seeded with ``gold``: ``adjudicated`` (the
+latest adjudications) or ``annotator:NAME`` (that annotator's labels, not counted as votes).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from pooljudge.errors import UsageError
 __all__ = [
     "DEFAULT_POLICY",
     "DEFAULT_TIES",
+    "GOLD_HELP",
+    "MODEL_POLICIES",
     "PLAIN_POLICIES",
     "POLICIES",
     "POLICY_HELP",
@@ -37,6 +41,17 @@ POLICY_HELP = MappingProxyType({
     "human-else-automatic:NAME": "people's majority where a person judged the pair (ties by "
                                  "--ties), else automatic judge NAME's label; the provenance's "
                                  "source column says which",
+    "ds": "Dawid-Skene (a confusion matrix per annotator, automatic judges included): the label "
+          "of highest posterior, a tie to the lower label",
+    "ds1": "one-coin Dawid-Skene (one accuracy per annotator): as ds",
+    "glad": "GLAD (annotator ability and pair difficulty): as ds",
+    "mace": "MACE (each annotator knows or guesses): as ds",
+})
+# The policies decided by a consensus model (pooljudge.annotate.crowd), which --gold may seed.
+MODEL_POLICIES: tuple[str, ...] = ("ds", "ds1", "glad", "mace")
+GOLD_HELP = MappingProxyType({
+    "adjudicated": "the latest adjudication of each adjudicated pair",
+    "annotator:NAME": "that annotator's labels (their labels are then not votes)",
 })
 # Majority ties -> help.
 TIES_HELP = MappingProxyType({
@@ -65,17 +80,27 @@ class Policy:
     annotator: str | None = None
     ties: str = DEFAULT_TIES
     binarize: int | None = None
+    gold: str | None = None  # a model policy's seed: "adjudicated" or "annotator:NAME"
 
     @classmethod
     def parse(cls, text: str, *, ties: str = DEFAULT_TIES,
-              binarize: int | None = None) -> Policy:
-        """One of POLICIES (``annotator:NAME`` with a name); raises UsageError naming them."""
+              binarize: int | None = None, gold: str | None = None) -> Policy:
+        """One of POLICIES (``annotator:NAME`` with a name); raises UsageError naming them, or
+        for ``gold`` other than GOLD_HELP's forms or beside a policy that is not a model's."""
         if ties not in TIES:
             raise UsageError(f"--ties must be one of {', '.join(TIES)}, not {ties!r}")
+        if gold is not None:
+            kind, _, who = gold.partition(":")
+            if not (gold == "adjudicated" or (kind == "annotator" and who)):
+                raise UsageError(f"--gold must be adjudicated or annotator:NAME, not {gold!r}")
+            if text not in MODEL_POLICIES:
+                raise UsageError(f"--gold seeds a model policy ({', '.join(MODEL_POLICIES)}), "
+                                 f"not {text!r}")
         name, _, annotator = text.partition(":")
         if name in _TAKES_ARGUMENT and _TAKES_ARGUMENT[name] == bool(annotator):
-            return cls(name, annotator or None, ties, binarize)
+            return cls(name, annotator or None, ties, binarize, gold)
         raise UsageError(f"unknown policy {text!r}; choose one of {', '.join(POLICIES)}")
 
     def __str__(self) -> str:
-        return self.name if self.annotator is None else f"{self.name}:{self.annotator}"
+        text = self.name if self.annotator is None else f"{self.name}:{self.annotator}"
+        return text if self.gold is None else f"{text} (gold: {self.gold})"

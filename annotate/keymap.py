@@ -162,6 +162,13 @@ class KeyMap:
         return {_event_key(key): action for action in PAGE_ACTIONS
                 for key in self.bindings[action]}
 
+    def action_keys(self) -> dict[str, str]:
+        """The button actions (labels, skip, back, forward, undo, can't judge) by the browser's
+        ``event.key`` (letters lower-cased): the keys the judging pane's gate guards."""
+        return {_event_key(key).lower() if len(_event_key(key)) == 1 else _event_key(key): action
+                for action, keys in self.bindings.items() if action not in PAGE_ACTIONS
+                for key in keys}
+
     def page_lines(self, *, document: bool = True) -> list[tuple[tuple[str, ...], str]]:
         """The legend's lines of the page actions, (keys, what they do), then the fixed keys;
         without a ``document`` on screen only the legend's own key."""

@@ -12,10 +12,12 @@ from pooljudge.errors import InputError
 __all__ = [
     "ANNOTATOR_ROLES",
     "ASSIGN_MODES",
+    "DEFAULT_MIN_DWELL_MS",
     "JUDGMENT_KINDS",
     "JUDGMENT_SOURCES",
     "JUDGMENT_STATUSES",
     "MAX_LABELS",
+    "MAX_MIN_DWELL_MS",
     "AnnotatorInfo",
     "CampaignInfo",
     "JudgmentRecord",
@@ -151,7 +153,8 @@ def _check_size(count: int, source: str | None = None) -> None:
 class CampaignInfo:
     """A campaign's settings. ``cannot_judge``: annotators may answer "I can't judge this"
     (with a reason); ``rationale_labels``: the labels whose choice needs a rationale;
-    ``highlight_narrative``: the narrative's words are highlighted too."""
+    ``highlight_narrative``: the narrative's words are highlighted too; ``min_dwell_ms``: a
+    label key pressed sooner after a pair appeared is ignored (a quiet hint says so)."""
 
     id: int
     name: str
@@ -164,6 +167,12 @@ class CampaignInfo:
     cannot_judge: bool = False
     rationale_labels: tuple[int, ...] = ()
     highlight_narrative: bool = False
+    min_dwell_ms: int = 300  # DEFAULT_MIN_DWELL_MS
+
+
+# The judging pane's dwell: a label key pressed sooner after its pair appeared does nothing.
+DEFAULT_MIN_DWELL_MS = 300
+MAX_MIN_DWELL_MS = 10_000
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
 """Can a delete-one jackknife remove the ratio estimators' bias? Measured on robust03.
 
-statAP, statNDCG, xinfAP and infNDCG are ratios and biased (README, "Why the ratio estimators
-cannot be made unbiased"). This script measures how much of that bias the stratified delete-one
-jackknife removes, by simulation with the real sampler, as the tests' simulation does: the
+statAP, statNDCG, xinfAP and infNDCG are ratios and biased (docs/guides/sampled-pools.md, "Why
+the ratio estimators cannot be made unbiased"). This script measures how much of that bias the
+stratified delete-one jackknife removes, by simulation with the real sampler, as the tests'
+simulation does: the
 depth-100 pool of the 17 robust03 runs (qrels topics), labelled by the qrels, each run's top
 100, 20% of the pool judged, ``--draws`` seeded draws (seed 7) of each design.
 

@@ -1,4 +1,4 @@
-"""The README's RAG walkthrough screenshot, ``docs/rag-report.png``.
+"""The RAG walkthrough's screenshot (docs/guides/logs-rag.md), ``docs/rag-report.png``.
 
 Runs ``docs/rag_walkthrough.sh`` in a temporary folder and photographs its ``report.html`` in
 headless Chromium, 1366 pixels wide: the title, the warnings (the regression on top), the means

@@ -1,4 +1,4 @@
-"""Screenshots for the README (docs/*.png): the judging page, its statistics, the guidelines
+"""Screenshots for the manual (docs/*.png): the judging page, its statistics, the guidelines
 gate, the annotators' statistics and the agreement dashboard.
 
 Builds the demo campaign in a temporary folder, lets the two demo annotators judge the first

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# RAG retrievers: from logs to a per-category report (the README's walkthrough).
+# RAG retrievers: from logs to a per-category report (the walkthrough of docs/guides/logs-rag.md).
 #
 # Usage: docs/rag_walkthrough.sh [FOLDER]   (default: a new temporary folder)
 # Needs `pooljudge` and `python3` on PATH (the venv's bin/). Deterministic: the log, the labels

@@ -147,8 +147,8 @@ def stat_ap(r: Ranking, m: Measure) -> np.ndarray:
     approximation for sampling without replacement; Aslam, Pavlu and Yilmaz 2006). A ratio
     estimator: consistent, not exactly unbiased, and no estimator of AP from a fixed-size sample
     smaller than the pool can be (its expectation is a polynomial of degree <= n in the labels,
-    AP is not one); the bias is the convexity of 1/R̂ (README). 0 when R̂ = 0; all π = 1 gives
-    AP.
+    AP is not one); the bias is the convexity of 1/R̂ (docs/guides/sampled-pools.md). 0 when
+    R̂ = 0; all π = 1 gives AP.
     """
     s = sample_of(r, m)
     rows = np.flatnonzero(s.label >= m["rel"])  # y = w/π there, 0 elsewhere: only rows count

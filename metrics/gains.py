@@ -22,7 +22,8 @@ __all__ = ["GAINS_PARAM", "Ideal", "gain_of", "ideal", "prefix_at", "prefix_sums
 
 GAINS_PARAM = Param("gains", MapOf(int, float), (),
                     lambda pairs: all(level >= 0 for level, _ in pairs),
-                    "gains map labels >= 0 to gains, e.g. {1:3,2:9}")
+                    "gains map labels >= 0 to gains, e.g. {1:3,2:9}",
+                    "the gain of each listed label; a label not listed gains its own value")
 
 
 def gain_of(labels: np.ndarray, gains: tuple[tuple[int, float], ...]) -> np.ndarray:

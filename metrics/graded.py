@@ -19,7 +19,8 @@ from pooljudge.metrics.residual import rbp_residual
 
 __all__ = ["bin_g", "g", "graded_rbp", "ndcg_rel", "r_ndcg", "rbp_resid"]
 
-TREC_P = Param("p", float, 0.9, lambda v: 0.0 < v < 1.0, "p must lie strictly between 0 and 1")
+TREC_P = Param("p", float, 0.9, lambda v: 0.0 < v < 1.0, "p must lie strictly between 0 and 1",
+               "the persistence: the chance of reading on to the next rank")
 
 
 def _sum_by(topic: np.ndarray, weights: np.ndarray, n_topics: int) -> np.ndarray:

@@ -24,11 +24,13 @@ from pooljudge.metrics.registry import (
 __all__: list[str] = []
 
 GMAP_FLOOR = 1e-5
-REL_PARAM = Param("rel", int, 1, lambda v: v >= 1, "rel must be a positive integer")
+REL_PARAM = Param("rel", int, 1, lambda v: v >= 1, "rel must be a positive integer",
+                  "the lowest label that counts as relevant (trec_eval's -l)")
 ELEVEN_LEVELS = tuple(i / 10 for i in range(11))
 LEVELS_PARAM = Param("levels", SequenceOf(float), ELEVEN_LEVELS,
                      lambda v: len(v) > 0 and all(0.0 <= x <= 1.0 for x in v),
-                     "levels are recall levels in [0, 1], at least one")
+                     "levels are recall levels in [0, 1], at least one",
+                     "the recall levels averaged over (a level given twice counts twice)")
 
 
 def safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
@@ -240,7 +242,8 @@ def _register() -> None:
         Spec("RelP", relative_precision, "precision at k relative to the best possible", rel,
              cut),
         Spec("RprecMult", r_precision_mult, "precision at a multiple of R ranks",
-             (REL_PARAM, Param("mult", float, 1.0, lambda v: v >= 0, "mult must be >= 0"))),
+             (REL_PARAM, Param("mult", float, 1.0, lambda v: v >= 0, "mult must be >= 0",
+                                      "the multiple of R at which precision is read"))),
         Spec("nDCG", ndcg, "normalised discounted cumulative gain", (GAINS_PARAM,), opt),
         Spec("IPrec", interpolated_precision, "interpolated precision at recall", rel, cut,
              cutoff_kind=float, cutoff_valid=lambda x: 0.0 <= x <= 1.0),

@@ -46,8 +46,8 @@ if TYPE_CHECKING:
     from pooljudge.metrics.join import Ranking
 
 __all__ = [
-    "MapOf", "Measure", "Param", "SequenceOf", "Spec", "make", "names", "parse", "register",
-    "register_alias", "spec_of",
+    "MapOf", "Measure", "Param", "SequenceOf", "Spec", "alias_examples", "make", "names", "parse",
+    "register", "register_alias", "spec_of",
 ]
 
 Summary = Literal["mean", "sum", "gmean"]
@@ -55,13 +55,16 @@ Summary = Literal["mean", "sum", "gmean"]
 
 @dataclass(frozen=True)
 class Param:
-    """A measure parameter: name, type, default and a validity check on the value."""
+    """A measure parameter: name, type, default, a validity check on the value (with the rule
+    it checks, said in errors) and a one-line description (the reference and
+    ``pooljudge eval --list-measures`` print it)."""
 
     name: str
     kind: type | MapOf | SequenceOf
     default: Any
     valid: Callable[[Any], bool] = lambda value: True
     rule: str = ""
+    description: str = ""
 
 
 def _positive(value: float) -> bool:
@@ -259,6 +262,11 @@ def parse(text: str) -> Measure:
 def names() -> list[str]:
     """The registered measure names, sorted."""
     return sorted(_SPECS)
+
+
+def alias_examples() -> tuple[str, ...]:
+    """One example name per registered alias pattern (e.g. ``P_10``), in registration order."""
+    return tuple(_EXAMPLES)
 
 
 def _convert(name: str, what: str, kind: Any, value: Any) -> Any:

@@ -27,9 +27,12 @@ if TYPE_CHECKING:
 
 __all__ = ["rbp", "rbp_residual", "recall_depth", "unreached"]
 
-_P = Param("p", float, 0.8, lambda v: 0.0 < v < 1.0, "p must lie strictly between 0 and 1")
-_REL = Param("rel", int, 1, lambda v: v >= 1, "rel must be a positive integer")
-_R = Param("r", float, 0.95, lambda v: 0.0 < v <= 1.0, "r must lie in (0, 1]")
+_P = Param("p", float, 0.8, lambda v: 0.0 < v < 1.0, "p must lie strictly between 0 and 1",
+           "the persistence: the chance of reading on to the next rank")
+_REL = Param("rel", int, 1, lambda v: v >= 1, "rel must be a positive integer",
+             "the lowest label that counts as relevant (trec_eval's -l)")
+_R = Param("r", float, 0.95, lambda v: 0.0 < v <= 1.0, "r must lie in (0, 1]",
+           "the share of the relevant documents to reach")
 
 
 def _weights(r: Ranking, m: Measure) -> tuple[np.ndarray, np.ndarray | None]:

@@ -112,10 +112,16 @@ def unjudged(r: Ranking, m: Measure) -> np.ndarray:
 
 
 def _register() -> None:
-    beta = Param("beta", float, 1.0, lambda v: v >= 0, "beta must be >= 0")
-    weights = tuple(Param(name, float, value, math.isfinite, f"{name} must be finite")
-                    for name, value in (("a", 1.0), ("b", -1.0), ("c", 0.0), ("d", 0.0)))
-    docs = Param("docs", int, 0, lambda v: v >= 0, "docs must be >= 0")
+    beta = Param("beta", float, 1.0, lambda v: v >= 0, "beta must be >= 0",
+                 "the weight of recall against precision (1: the harmonic mean)")
+    weights = tuple(Param(name, float, value, math.isfinite, f"{name} must be finite", what)
+                    for name, value, what in (
+                        ("a", 1.0, "the gain of a relevant document retrieved"),
+                        ("b", -1.0, "the gain of a non-relevant document retrieved"),
+                        ("c", 0.0, "the gain of a relevant document not retrieved"),
+                        ("d", 0.0, "the gain of a non-relevant document not retrieved")))
+    docs = Param("docs", int, 0, lambda v: v >= 0, "docs must be >= 0",
+                 "documents in the collection (trec_eval's -N); only the d term reads it")
     for spec in (
         Spec("SetP", set_precision, "precision of the whole ranking", (REL_PARAM,)),
         Spec("SetR", set_recall, "recall of the whole ranking", (REL_PARAM,)),

@@ -51,13 +51,15 @@ Number = float | int
 
 @dataclass(frozen=True)
 class Param:
-    """A strategy parameter: its default (an int default means the value must be an integer)
-    and its valid range, as a test and the rule it checks (e.g. ``k >= 0``)."""
+    """A strategy parameter: its default (an int default means the value must be an integer),
+    its valid range, as a test and the rule it checks (e.g. ``k >= 0``), and a one-line
+    description (the manual's strategy reference prints it)."""
 
     name: str
     default: Number
     valid: Callable[[Number], bool]
     rule: str
+    description: str = ""
 
 
 @dataclass(frozen=True)
@@ -110,13 +112,17 @@ def _declare(*declared: Strategy) -> Mapping[str, Strategy]:
 
 
 _STATIC, _ADAPTIVE = "pooljudge.pooling.static_orders:", "pooljudge.pooling.adaptive:"
-_P = Param("p", 0.8, lambda p: 0 < p < 1, "0 < p < 1")
-_BETA_PRIOR = (Param("alpha", 1.0, lambda a: a > 0, "alpha > 0"),
-               Param("beta", 1.0, lambda b: b > 0, "beta > 0"))
+_P = Param("p", 0.8, lambda p: 0 < p < 1, "0 < p < 1",
+           "the persistence: the chance of reading on to the next rank")
+_BETA_PRIOR = (Param("alpha", 1.0, lambda a: a > 0, "alpha > 0",
+                     "the prior's count of relevant documents per run"),
+               Param("beta", 1.0, lambda b: b > 0, "beta > 0",
+                     "the prior's count of non-relevant documents per run"))
 
 REGISTRY: Mapping[str, Strategy] = _declare(
     Strategy("rrf", "static", "reciprocal rank fusion: sum over runs of 1 / (k + rank)",
-             _STATIC + "rrf", (Param("k", 60.0, lambda k: k >= 0, "k >= 0"),)),
+             _STATIC + "rrf", (Param("k", 60.0, lambda k: k >= 0, "k >= 0",
+                                         "added to every rank: larger k flattens the fusion"),)),
     Strategy("combsum", "static", "sum over runs of the min-max normalised score (per run and "
              "topic, over the run's top k; 1 when all are equal)", _STATIC + "combsum"),
     Strategy("combmnz", "static", "combsum times the number of runs that retrieved the document",
@@ -129,7 +135,8 @@ REGISTRY: Mapping[str, Strategy] = _declare(
              _STATIC + "rbp_max", (_P,)),
     Strategy("take", "static", "take@N round robin: round b takes ranks b*N+1 .. (b+1)*N of "
              "every run in run-name order; a document is placed at its first appearance",
-             _STATIC + "take", (Param("n", 1, lambda n: n >= 1, "n >= 1"),)),
+             _STATIC + "take", (Param("n", 1, lambda n: n >= 1, "n >= 1",
+                                         "ranks taken from each run per round"),)),
     Strategy("docid", "static", "document id ascending: the baseline that ignores the runs",
              _STATIC + "docid"),
     Strategy("mtf", "adaptive", "Move-To-Front: stay on a run while it finds relevant "

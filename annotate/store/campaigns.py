@@ -10,7 +10,13 @@ import numpy as np
 import pandas as pd
 import sqlalchemy as sa
 from pooljudge.annotate.keymap import KeyMap
-from pooljudge.annotate.records import ASSIGN_MODES, CampaignInfo, LabelScale
+from pooljudge.annotate.records import (
+    ASSIGN_MODES,
+    DEFAULT_MIN_DWELL_MS,
+    MAX_MIN_DWELL_MS,
+    CampaignInfo,
+    LabelScale,
+)
 from pooljudge.annotate.store.adaptive_queue import initial_positions, select_run_ranks
 from pooljudge.annotate.store.assignment import queue_positions
 from pooljudge.annotate.store.common import campaign_info, campaign_row, refresh_statistics, utcnow
@@ -28,7 +34,7 @@ from pooljudge.annotate.store.samples import split_sample, unsampled_rows
 from pooljudge.pooling.orders import adaptive_spec, canonical_order
 from sqlmodel import Session
 
-from pooljudge.errors import InputError, has_control
+from pooljudge.errors import InputError, UsageError, has_control
 from pooljudge.formats.collection import check_pool_members
 from pooljudge.formats.passages import pooled_passages
 
@@ -48,6 +54,7 @@ def create_campaign(
     run_ranks: pd.DataFrame | None = None, seed: int = 0, keymap: KeyMap | None = None,
     cannot_judge: bool = False, rationale_labels: Sequence[int] = (),
     highlight_narrative: bool = False, units: pd.DataFrame | None = None,
+    min_dwell_ms: int = DEFAULT_MIN_DWELL_MS,
 ) -> CampaignInfo:
     """Create campaign ``name`` with the pool's pairs and the topics and documents they name.
 
@@ -59,7 +66,8 @@ def create_campaign(
     ``keymap`` (None: the default keys) must be made for ``scale``'s labels.
     ``cannot_judge`` offers annotators "I can't judge this" (with a required reason);
     ``rationale_labels`` (labels of the scale) need a rationale when chosen;
-    ``highlight_narrative`` highlights the narrative's words too.
+    ``highlight_narrative`` highlights the narrative's words too; ``min_dwell_ms`` (0 to
+    MAX_MIN_DWELL_MS) is how long a pair is shown before a label key acts.
 
     A sampled pool (columns ``stratum inclusion sampled``, see
     :func:`pooljudge.annotate.store.samples.split_sample`) queues only its sampled pairs, each
@@ -114,6 +122,7 @@ def create_campaign(
                    show_others_labels=show_others_labels, created_at=utcnow(), order_seed=seed,
                    keymap=None if keymap is None else keymap.to_json(),
                    cannot_judge=cannot_judge, highlight_narrative=highlight_narrative,
+                   min_dwell_ms=check_min_dwell(min_dwell_ms),
                    rationale_labels=(json.dumps(sorted(int(v) for v in set(rationale_labels)))
                                      if rationale_labels else None))
     session.add(row)
@@ -291,3 +300,12 @@ def _bulk_insert(session: Session, table, frame: pd.DataFrame) -> None:
     records = frame.astype(object).to_dict("records")
     for start in range(0, len(records), _INSERT_BATCH):
         session.execute(sa.insert(table), records[start:start + _INSERT_BATCH])
+
+
+def check_min_dwell(ms: int) -> int:
+    """``ms`` if it is a whole number of milliseconds from 0 to MAX_MIN_DWELL_MS; UsageError
+    otherwise."""
+    if isinstance(ms, bool) or not isinstance(ms, int) or not 0 <= ms <= MAX_MIN_DWELL_MS:
+        raise UsageError(f"min_dwell_ms: {ms!r} is not a whole number of milliseconds from 0 "
+                         f"to {MAX_MIN_DWELL_MS}")
+    return ms

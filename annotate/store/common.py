@@ -103,6 +103,7 @@ def campaign_info(row: Campaign) -> CampaignInfo:
         cannot_judge=bool(row.cannot_judge),
         rationale_labels=tuple(json.loads(row.rationale_labels or "[]")),
         highlight_narrative=bool(row.highlight_narrative),
+        min_dwell_ms=int(row.min_dwell_ms),
     )
 
 

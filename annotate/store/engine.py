@@ -31,6 +31,7 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from alembic.util.exc import CommandError
+from pooljudge.annotate.store.file_identity import check_same_file, remember_file
 from pooljudge.annotate.store.writer_queue import fcntl, writer_turn
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Session
@@ -93,7 +94,10 @@ def open_engine(url: str | None = None, *, upgrade: bool = True,
         if parsed.get_backend_name() == "sqlite":
             engine = _sqlite_engine(parsed, create=create)
         else:
-            engine = sa.create_engine(parsed, pool_recycle=3600, pool_size=pool_size())
+            # pre-ping: a connection the server ended while it sat in the pool (a restart,
+            # pg_terminate_backend) is replaced at checkout instead of failing the next query
+            engine = sa.create_engine(parsed, pool_recycle=3600, pool_size=pool_size(),
+                                      pool_pre_ping=True)
     except (sa.exc.NoSuchModuleError, ModuleNotFoundError) as exc:
         raise UsageError(f"cannot open {shown}: no driver for it ({exc})") from None
     if upgrade:
@@ -112,17 +116,42 @@ def session_scope(engine: sa.Engine, *, readonly: bool = False) -> Iterator[Sess
     with _exclusive(lock):
         session = Session(bind=bind, expire_on_commit=False)
         try:
+            if lock is not None:  # before the first statement and before the commit (F2)
+                _same_file_or_reopen(session)
             yield session
+            if lock is not None:
+                check_same_file(session.connection())
             session.commit()
-        except sa.exc.OperationalError as exc:  # disk full, read-only, I/O error, server gone
+        except (sa.exc.OperationalError, sa.exc.InterfaceError) as exc:
+            # disk full, read-only, I/O error, server gone, connection closed under us
             _rollback_quietly(session)
             raise StorageError(f"{_shown(engine)}: {_reason(exc)}; nothing of this transaction "
                                "was stored") from None
+        except sa.exc.DBAPIError as exc:
+            if not exc.connection_invalidated:
+                session.rollback()
+                raise
+            _rollback_quietly(session)
+            raise StorageError(f"{_shown(engine)}: the connection was lost ({_reason(exc)}); "
+                               "nothing of this transaction was stored") from None
+        except StorageError:  # the file is not the one at the path any more (file_identity)
+            _rollback_quietly(session)
+            raise
         except BaseException:
             session.rollback()
             raise
         finally:
             session.close()
+
+
+def _same_file_or_reopen(session: Session) -> None:
+    """Before a write: a connection open on a lost file is dropped and one fresh connection
+    tried (a restored file is written at once); StorageError if that one is lost too."""
+    try:
+        check_same_file(session.connection())
+    except StorageError:
+        session.close()  # the lost connection was invalidated: the next one opens the path
+        check_same_file(session.connection())
 
 
 def _rollback_quietly(session: Session) -> None:
@@ -197,7 +226,7 @@ def _sqlite_engine(url: sa.URL, *, create: bool) -> sa.Engine:
     engine = sa.create_engine(url, **kwargs)
 
     @sa.event.listens_for(engine, "connect")
-    def _configure(dbapi_connection, _record) -> None:
+    def _configure(dbapi_connection, record) -> None:
         dbapi_connection.isolation_level = None  # we issue BEGIN ourselves (see "begin")
         cursor = dbapi_connection.cursor()
         if not memory:
@@ -206,6 +235,8 @@ def _sqlite_engine(url: sa.URL, *, create: bool) -> sa.Engine:
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.close()
+        if not memory:
+            remember_file(record, url.database)  # the file this connection writes (F2)
 
     @sa.event.listens_for(engine, "begin")
     def _begin(connection: sa.Connection) -> None:

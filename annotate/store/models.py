@@ -104,6 +104,7 @@ class Campaign(SQLModel, table=True):
     highlight_narrative: bool = Field(default=False,
                                       sa_column_kwargs={"server_default": false()})
     suggest_from: str | None = None
+    min_dwell_ms: int = Field(default=300, sa_column_kwargs={"server_default": "300"})
 
 
 class Topic(SQLModel, table=True):

@@ -29,7 +29,7 @@ import streamlit as st
 from pooljudge.annotate.campaigns import CampaignSettings, create_campaign
 from pooljudge.annotate.keymap import ACTIONS, DEFAULT_KEYS, NAMED_KEYS, KeyMap
 from pooljudge.annotate.links import login_link
-from pooljudge.annotate.records import LabelScale
+from pooljudge.annotate.records import DEFAULT_MIN_DWELL_MS, MAX_MIN_DWELL_MS, LabelScale
 from pooljudge.annotate.ui import keys
 from pooljudge.annotate.ui.people import Link, app_address, parse_people, show_links
 from pooljudge.annotate.ui.render import md_escape
@@ -51,6 +51,7 @@ SCALES = {"binary (0–1)": (0, 1), "graded 0–2": (0, 2), "graded 0–3": (0, 
 SCALE_FROM_FILE = "a JSON file (as `pooljudge init --scale FILE.json`)"
 QUEUES = {**JUDGING_ORDERS, **{k: f"adaptive — {v}" for k, v in ADAPTIVE_ORDERS.items()}}
 _SCALE_SOURCE = "label scale"
+CREATE_MIN_DWELL = "create_min_dwell"  # the form's shortest look before a label key acts
 CREATE_CANNOT_JUDGE = "create_cannot_judge"  # the form's "I can't judge this" checkbox
 CREATE_RATIONALE = "create_rationale"        # the form's labels that need a rationale
 CREATE_HIGHLIGHT_NARRATIVE = "create_highlight_narrative"  # narrative words highlighted too
@@ -216,7 +217,14 @@ def _answer_inputs(scale: LabelScale | None) -> dict:
     chosen = st.multiselect("Labels that need a rationale when chosen", values,
                             format_func=lambda value: names.get(value, str(value)),
                             key=CREATE_RATIONALE)
-    return {"cannot_judge": bool(cannot), "rationale_labels": tuple(int(v) for v in chosen)}
+    dwell = st.number_input("Shortest look at a pair before a label key acts (ms; 0: off)",
+                            min_value=0, max_value=MAX_MIN_DWELL_MS, step=50,
+                            value=DEFAULT_MIN_DWELL_MS, key=CREATE_MIN_DWELL,
+                            help="A label key pressed sooner after a pair appeared does "
+                                 "nothing, with a quiet hint: a held or doubled key never "
+                                 "labels a pair nobody read.")
+    return {"cannot_judge": bool(cannot), "rationale_labels": tuple(int(v) for v in chosen),
+            "min_dwell_ms": int(dwell)}
 
 
 def keymap_from_text(text: str, scale: LabelScale) -> KeyMap | None:

@@ -32,7 +32,9 @@ STANDING_CLASS = "pj-standing"
 
 def time_left_text(left: TimeLeft) -> str:
     """``Time left for the campaign at the pace of …: 2 h 05 min`` (``unknown yet`` without
-    recent first judgments, ``0 min`` when nothing remains)."""
+    recent first judgments); ``The campaign is complete`` when nothing remains."""
+    if left.remaining <= 0:
+        return "The campaign is complete"
     return f"Time left for the campaign {PACE}: {duration_text(left.hours)}"
 
 
@@ -55,7 +57,8 @@ def standing_html(stand: Standing, campaign: CampaignInfo) -> str:
     if sum(stand.labels.values()):
         shares = stand.shares
         names = {lab.value: lab.name for lab in campaign.scale.labels}
-        pieces.append(f"your last {stand.window}: " + ", ".join(
+        unit = "pair" if stand.window == 1 else "pairs"
+        pieces.append(f"your last {stand.window} {unit}: " + ", ".join(
             f"{names[v]} {shares[v]:.0%}" for v in campaign.scale.values))
     pieces.append(f"{stand.pairs_left} pairs left for you")
     body = " · ".join(html.escape(p, quote=True) for p in pieces)

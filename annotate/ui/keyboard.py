@@ -70,8 +70,7 @@ const ACTIONS = {
   bottom: (doc) => doc && ((doc.scrollTop = doc.scrollHeight), true),
 };
 
-// The frame fills the screen below its top: --pj-frame-top (CSS, see pooljudge.annotate.ui.render)
-is
+// The frame fills the screen below its top: --pj-frame-top (CSS, see annotate.ui.render) is
 // the frame's top with every scroll undone, measured again whenever the page changes.
 function fit() {
   const doc = frame();

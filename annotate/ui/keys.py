@@ -23,6 +23,8 @@ PEOPLE_FLASH = "pj_people_flash"  # (kind, message) of the last add or removal o
 # --- widget keys (fixed) ------------------------------------------------------------------------
 FORWARD = "forward"              # leave the earlier pairs, back to new ones
 KEYBOARD = "pj_keyboard"         # the judging page's key script (pooljudge.annotate.ui.keyboard)
+GATE_KEY = "pj_key_gate"         # the judging pane's gate (pooljudge.annotate.ui.key_gate)
+SETTLING = "pj-settling"         # class on <body> while the pair's parts name different pairs
 CAMPAIGN_PICKER = "campaign_picker"
 CREATE_FORM = "create_form"
 CREATE_SUBMIT = "create_submit"

@@ -5,21 +5,20 @@ from __future__ import annotations
 import streamlit as st
 from pooljudge.annotate.records import PairView
 from pooljudge.annotate.ui.passage import show_document
-from pooljudge.annotate.ui.render import caption_html, query_terms, text_html
+from pooljudge.annotate.ui.render import pair_part_html, query_terms, topic_card_html
 
 __all__ = ["show_pair"]
 
 
-def show_pair(view: PairView) -> None:
+def show_pair(view: PairView, *, mark: int | None = None) -> None:
     """Render the topic (title, description, narrative) and the escaped, highlighted document
-    (a passage: inside its document, marked)."""
+    (a passage: inside its document, marked), both marked as parts of pair ``mark`` (default:
+    the view's pair id; the adjudication pane marks its own item id, which its buttons carry)."""
+    pair = view.pair_id if mark is None else mark
     terms = query_terms(view.topic_title, view.topic_description)
     topic, document = st.columns([1, 2], gap="medium")
     with topic, st.container(border=True):
-        st.html(caption_html(f"Topic {view.topic_id}"))
-        st.html(f'<div class="pj-doc-title">{text_html(view.topic_title)}</div>')
-        st.html(text_html(view.topic_description))
-        with st.expander("Narrative: what counts as relevant", expanded=True):
-            st.html(text_html(view.topic_narrative))
+        st.html(pair_part_html(pair, "topic", topic_card_html(
+            view.topic_id, view.topic_title, view.topic_description, view.topic_narrative)))
     with document:
-        show_document(view, terms, split=True)
+        show_document(view, terms, split=True, mark=pair)

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 
 from pooljudge.annotate.highlight import spans, topic_terms
 from pooljudge.annotate.reflow import blocks, flowed
-from pooljudge.annotate.ui.keys import KEYBOARD
+from pooljudge.annotate.ui.keys import GATE_KEY, KEYBOARD, SETTLING
 
 __all__ = [
     "ABOVE_FRAME", "JOINER", "PASSAGE_MARK", "PASSAGE_SCROLL", "STYLE", "body_html",
@@ -69,7 +69,17 @@ STYLE = f"""<style>
   background: #ffe58a; color: inherit; padding: 0 .1em; }}
 .pj-doc-body mark.pj-passage {{ background: rgba(61,111,209,.14); padding: .1em 0;
   box-shadow: 0 0 0 2px rgba(61,111,209,.75); border-radius: .15rem; }}
-.st-key-{PASSAGE_SCROLL} {{ position: absolute; width: 0; height: 0; overflow: hidden; }}
+.st-key-{PASSAGE_SCROLL}, .st-key-{GATE_KEY} {{ position: absolute; width: 0; height: 0;
+  overflow: hidden; }}
+body.{SETTLING} [data-pj-pair], body.{SETTLING} [class*="st-key-label_"],
+body.{SETTLING} [class*="st-key-adjudicate_"] {{ visibility: hidden; }}
+body.pj-swapped [class*="st-key-label_"], body.pj-swapped [class*="st-key-skip_"],
+body.pj-swapped [class*="st-key-back_"] {{ opacity: .45; }}
+.pj-narrative {{ margin-top: .5rem; }} .pj-narrative summary {{ cursor: pointer; opacity: .8; }}
+#pj-gate-hint {{ position: fixed; left: 50%; bottom: 1rem; transform: translateX(-50%);
+  padding: .3rem .8rem; border-radius: .4rem; background: rgba(49,51,63,.85); color: #fff;
+  font-size: .85rem; opacity: 0; transition: opacity .15s; pointer-events: none; z-index: 999999; }}
+#pj-gate-hint.pj-gate-hint-on {{ opacity: 1; }}
 .st-key-{KEYBOARD}, [data-testid="stElementContainer"]:has(.pj-legend) {{
   position: absolute; width: 0; height: 0; overflow: visible; }}
 .pj-legend {{ display: none; position: fixed; right: 1.5rem; bottom: 1.5rem; z-index: 999999;
@@ -78,6 +88,7 @@ STYLE = f"""<style>
   box-shadow: 0 .4rem 1.2rem rgba(0,0,0,.18); font-size: .9rem; line-height: 1.6; }}
 body.pj-legend-open .pj-legend {{ display: block; }}
 .pj-legend-title {{ font-weight: 600; margin-bottom: .3rem; }}
+.pj-legend-idle {{ opacity: .45; }}
 .pj-legend b {{ display: inline-block; min-width: 1.4em; padding: 0 .35em; margin-right: .15em;
   border: 1px solid rgba(49,51,63,.3); border-radius: .25rem; font-family: ui-monospace,
   monospace; font-size: .82rem; text-align: center; }}
@@ -194,6 +205,25 @@ def text_html(text: str, terms: Iterable[str] = ()) -> str:
     return f'<div class="pj-text">{highlight(text, terms)}</div>'
 
 
+def pair_part_html(pair_id: int, part: str, inner: str) -> str:
+    """``inner`` marked as ``part`` (topic, document) of pair ``pair_id``: the judging pane's gate
+    (:mod:`pooljudge.annotate.ui.key_gate`) lets a key act only when every part names one pair."""
+    return (f'<div data-pj-pair="{int(pair_id)}" data-pj-part="{html.escape(part, quote=True)}">'
+            f"{inner}</div>")
+
+
+def topic_card_html(topic_id: str, title: str, description: str, narrative: str,
+                    terms: Iterable[str] = ()) -> str:
+    """The topic card: its id, title and description, then its narrative (open) when it has
+    one; all escaped and highlighted, in one piece of HTML (one element: one browser render)."""
+    card = (caption_html(f"Topic {topic_id}") + f'<div class="pj-doc-title">{text_html(title)}'
+            "</div>" + text_html(description, terms))
+    if narrative.strip():
+        card += ('<details class="pj-narrative" open><summary>Narrative: what counts as '
+                 f"relevant</summary>{text_html(narrative, terms)}</details>")
+    return card
+
+
 def caption_html(text: str, *, css_class: str = "") -> str:
     """A small grey line of escaped text (ids and names from uploads are never Markdown)."""
     extra = f" {css_class}" if css_class else ""
@@ -208,13 +238,18 @@ def keys_html(shortcuts: Iterable[tuple[str, str]]) -> str:
     return f'<div class="pj-caption pj-keys">Keys: {items}</div>'
 
 
-def legend_html(lines: Iterable[tuple[Iterable[str], str]]) -> str:
-    """The key legend: one line per (keys, what they do), each key in bold; all escaped (label
-    names come from uploads). Hidden until ``<body>`` has the class ``pj-legend-open``."""
-    rows = "".join(
-        '<div class="pj-legend-row">'
-        + " / ".join(f"<b>{html.escape(key, quote=True)}</b>" for key in keys)
-        + f" {html.escape(what, quote=True)}</div>" for keys, what in lines)
+def legend_html(lines: Iterable[tuple[Iterable[str], str]],
+                idle: Iterable[tuple[Iterable[str], str]] = ()) -> str:
+    """The key legend: one line per (keys, what they do), each key in bold, then the ``idle``
+    lines greyed (keys that do nothing here and now: the list never changes with context); all
+    escaped (label names come from uploads). Hidden until ``<body>`` has the class
+    ``pj-legend-open``."""
+    def row(keys: Iterable[str], what: str, css: str) -> str:
+        return (f'<div class="{css}">'
+                + " / ".join(f"<b>{html.escape(key, quote=True)}</b>" for key in keys)
+                + f" {html.escape(what, quote=True)}</div>")
+    rows = "".join(row(keys, what, "pj-legend-row") for keys, what in lines) + "".join(
+        row(keys, what, "pj-legend-row pj-legend-idle") for keys, what in idle)
     return f'<div class="pj-legend"><div class="pj-legend-title">Keys</div>{rows}</div>'
 
 

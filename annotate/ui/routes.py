@@ -13,9 +13,12 @@ from pathlib import Path
 
 from pooljudge.annotate.records import ANNOTATOR_ROLES
 
-__all__ = ["PAGES", "ROUTES", "Route", "home_route", "roles_of"]
+__all__ = ["ICON", "PAGES", "ROUTES", "Route", "home_route", "roles_of"]
 
 PAGES = Path(__file__).resolve().parents[1] / "app_pages"
+# The browser tab's icon, served by the app itself (a ``:material/…:`` page icon is fetched
+# from a public font server on every page load).
+ICON = Path(__file__).resolve().with_name("icon.png")
 
 
 @dataclass(frozen=True)

@@ -46,6 +46,7 @@ COMMANDS: dict[str, str] = {
     "correlate": "correlate_cmd",
     "compare": "compare_cmd",
     "compare-stages": "stages_cmd",
+    "compare-policies": "compare_policies_cmd",
     "report": "report_cmd",
     "autojudge": "autojudge_cmd",
     "calibrate": "calibrate_cmd",

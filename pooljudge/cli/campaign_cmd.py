@@ -9,7 +9,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pooljudge.annotate.links import DEFAULT_APP_URL, URL_ENV, configured_address, login_link
-from pooljudge.annotate.records import ANNOTATOR_ROLES, ASSIGN_MODES, MAX_LABELS
+from pooljudge.annotate.records import (
+    ANNOTATOR_ROLES,
+    ASSIGN_MODES,
+    DEFAULT_MIN_DWELL_MS,
+    MAX_LABELS,
+    MAX_MIN_DWELL_MS,
+)
 from pooljudge.cli import Subcommands
 from pooljudge.cli.datasets import add_dataset_option, check_collection, collection
 from pooljudge.cli.init_inputs import (
@@ -123,6 +129,10 @@ def _register_init(subparsers: Subcommands) -> None:
     parser.add_argument("--rationale", type=label_list, default=(), metavar="LABELS",
                         help="labels whose choice needs a rationale, comma-separated (e.g. 1,2); "
                              "each must be on the scale")
+    parser.add_argument("--min-dwell-ms", type=min_dwell, default=DEFAULT_MIN_DWELL_MS,
+                        metavar="MS", help="a label key pressed sooner than MS milliseconds "
+                        "after a pair appeared does nothing (a quiet hint says so; 0 turns it "
+                        f"off; default {DEFAULT_MIN_DWELL_MS}, at most {MAX_MIN_DWELL_MS})")
     parser.add_argument("--highlight-narrative", action="store_true",
                         help="highlight the narrative's words in documents too (default: the "
                         "title's and the description's)")
@@ -161,6 +171,7 @@ def _init(args: argparse.Namespace) -> int:
         guidelines=read_text(args.guidelines, "guidelines") if args.guidelines else "",
         cannot_judge=args.cannot_judge, rationale_labels=args.rationale,
         highlight_narrative=args.highlight_narrative, keymap=keymap, seed=args.seed,
+        min_dwell_ms=args.min_dwell_ms,
         suggest_from=args.suggest_from)
     pool = read_pool(args.pool)
     units = read_units_of(args.units)
@@ -365,3 +376,15 @@ def _campaigns_guidelines(args: argparse.Namespace) -> int:
 def _percent(done: pd.Series, needed: pd.Series) -> pd.Series:
     share = (100.0 * done / needed.where(needed > 0)).fillna(0.0)
     return share.map(lambda x: f"{x:.1f}%")
+
+
+def min_dwell(text: str) -> int:
+    """``--min-dwell-ms``: a whole number of milliseconds from 0 to MAX_MIN_DWELL_MS."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= MAX_MIN_DWELL_MS:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a whole number of milliseconds from 0 to {MAX_MIN_DWELL_MS}")
+    return value

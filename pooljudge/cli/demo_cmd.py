@@ -3,19 +3,24 @@
 The first run builds the collection, four runs and their pool into a folder (default
 ``pooljudge-demo``), creates the campaign in ``demo.db`` there with a demo admin and two
 annotators, and writes their login links to ``links.tsv``. Later runs reuse all of it, so
-judgments survive restarts. Then the app is served on 127.0.0.1:8501.
+judgments survive restarts. It prints the links and the next commands, exactly as they run from
+here (the ``pooljudge`` of this environment, ``.venv/bin/pooljudge`` after ``make demo``, and
+the demo's ``--db``); then the app is served on 127.0.0.1:8501.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
+import shutil
 import sys
 from pathlib import Path
 
 from pooljudge.cli import Subcommands
 from pooljudge.cli.options import port, summary
 
-__all__ = ["prepare_demo", "register"]
+__all__ = ["next_commands", "prepare_demo", "register"]
 
 
 def register(subparsers: Subcommands) -> None:
@@ -68,5 +73,34 @@ def _run(args: argparse.Namespace) -> int:
     print(f"Demo campaign ready ({args.dir / 'demo.db'}). Login links:")
     for person in people:
         print(f"  {person.role:<10} {person.name:<11} {base}{person.path}")
+    print("Then, in another terminal (judge a few pairs first):")
+    for command in next_commands(args.dir):
+        print(f"  {command}")
     sys.stdout.flush()
     return 0 if args.no_serve else serve(url, args.host, args.port)
+
+
+def next_commands(folder: Path) -> list[str]:
+    """The commands that follow the demo (agreement, qrels, evaluation of the demo's runs), as
+    shell lines that work from the current folder."""
+    from pooljudge.annotate.demo.campaign import DEMO_CAMPAIGN
+
+    program, db = _program(), shlex.quote(f"sqlite:///{folder / 'demo.db'}")
+    qrels, runs = shlex.quote(str(folder / "qrels.txt")), shlex.quote(str(folder / "collection"))
+    where = f"--campaign {DEMO_CAMPAIGN} --db {db}"
+    return [f"{program} agree {where}",
+            f"{program} export {where} -o {qrels}",
+            f"{program} eval {qrels} {runs}/runs/*"]
+
+
+def _program() -> str:
+    """How to call pooljudge from here: ``pooljudge`` when that name on PATH is this
+    environment's, else the path of this environment's script (relative when below here)."""
+    script = Path(sys.executable).parent / "pooljudge"
+    if not script.exists():
+        return f"{shlex.quote(sys.executable)} -m pooljudge"
+    found = shutil.which("pooljudge")
+    if found and Path(found).resolve() == script.resolve():
+        return "pooljudge"
+    relative = os.path.relpath(script)
+    return shlex.quote(relative if not relative.startswith("..") else str(script))

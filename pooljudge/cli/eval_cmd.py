@@ -40,9 +40,30 @@ AUTOMATIC_COLUMN = "Automatic@10"
 MIN_TOPICS = 25
 
 
+class _ListMeasures(argparse.Action):
+    """``--list-measures [NAME]``: print the measure catalogue (every measure, or NAME's entry)
+    and exit, like --help: QRELS and RUN are not needed."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        import pooljudge.metrics  # noqa: F401  (registers the measures)
+        from pooljudge.errors import InputError
+        from pooljudge.metrics.catalogue import catalogue
+
+        try:
+            text = catalogue(values if isinstance(values, str) else None)
+        except InputError as exc:
+            parser.error(str(exc))
+        print(text)
+        parser.exit(0)
+
+
 def register(subparsers: Subcommands) -> None:
     parser = subparsers.add_parser("eval", help=HELP, description=HELP)
     add_qrels_runs(parser)
+    parser.add_argument("--list-measures", action=_ListMeasures, nargs="?", metavar="NAME",
+                        help="print every measure (or NAME's: P, P@10, P_10) with its "
+                             "parameters, summary and trec_eval names, then exit")
     add_dataset_option(parser, "qrels (every positional is then a run)")
     add_measure_option(parser, DEFAULT_MEASURES)
     parser.add_argument("--per-topic", action="store_true", help="also print every topic's values")

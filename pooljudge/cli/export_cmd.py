@@ -12,6 +12,8 @@ from typing import IO, TYPE_CHECKING, NamedTuple
 from pooljudge.annotate.consensus_policies import (
     DEFAULT_POLICY,
     DEFAULT_TIES,
+    GOLD_HELP,
+    MODEL_POLICIES,
     POLICY_HELP,
     TIES,
     TIES_HELP,
@@ -27,7 +29,7 @@ if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
-__all__ = ["prels_path", "provenance_path", "register", "write_tsv"]
+__all__ = ["load_campaign", "prels_path", "provenance_path", "register", "write_tsv"]
 
 EXPORT_FORMATS = ("trec", "hf")
 PROVENANCE_SUFFIX = ".provenance.tsv"
@@ -52,6 +54,14 @@ def register(subparsers: Subcommands) -> None:
                         help=f"majority ties (default: {DEFAULT_TIES}): {described(TIES_HELP)}")
     export.add_argument("--binarize", type=int_range(), metavar="T",
                         help="write 1 for a decided label >= T, else 0")
+    export.add_argument("--gold", metavar="SOURCE",
+                        help=f"seed a model policy ({', '.join(MODEL_POLICIES)}) with known "
+                             f"labels: {described(GOLD_HELP)}")
+    for flag, what in (("--soft-qrels", "each pair's posterior probability of every label "
+                                        "(topic doc label probability TSV, docs/consensus.md)"),
+                       ("--competence", "each annotator's estimated competence and confusion "
+                                        "matrix as TSV")):
+        export.add_argument(flag, metavar="FILE", help=f"with a model policy: also write {what}")
     export.add_argument("-o", "--output", default="-", metavar="FILE", help="default: stdout")
     export.add_argument("--provenance", metavar="FILE",
                         help=f"provenance TSV (default: FILE{PROVENANCE_SUFFIX} beside -o; "
@@ -116,7 +126,7 @@ class _Loaded(NamedTuple):
     sample: pd.DataFrame | None  # every pooled pair of a sampled campaign, else None
 
 
-def _load(args: argparse.Namespace) -> _Loaded:
+def load_campaign(args: argparse.Namespace) -> _Loaded:
     """Votes and adjudications, the scale, the "I can't judge this" answers and a sampled
     campaign's pooled pairs, read in one transaction."""
     import pandas as pd
@@ -148,7 +158,10 @@ def _export(args: argparse.Namespace) -> int:
     from pooljudge.annotate.consensus_policies import Policy
     from pooljudge.formats.trec import write_prels, write_qrels
 
-    policy = Policy.parse(args.policy, ties=args.ties, binarize=args.binarize)
+    policy = Policy.parse(args.policy, ties=args.ties, binarize=args.binarize, gold=args.gold)
+    for option, given in (("--soft-qrels", args.soft_qrels), ("--competence", args.competence)):
+        if given is not None and policy.name not in MODEL_POLICIES:
+            raise UsageError(f"{option}: only with a model policy ({', '.join(MODEL_POLICIES)})")
     if args.format == "hf":
         from pooljudge.cli.export_hf import export_hf
 
@@ -160,9 +173,10 @@ def _export(args: argparse.Namespace) -> int:
     provenance = provenance_path(args.output, args.provenance)
     prels = prels_path(args.output, args.prels)
     for option, target in (("-o", args.output), ("--provenance", provenance),
-                           ("--prels", prels), ("--cannot-judge", args.cannot_judge)):
+                           ("--prels", prels), ("--cannot-judge", args.cannot_judge),
+                           ("--soft-qrels", args.soft_qrels), ("--competence", args.competence)):
         _check_target(option, target)
-    frame, scale, answers, sample = _load(args)
+    frame, scale, answers, sample = load_campaign(args)
     if args.prels is not None and sample is None:
         raise UsageError(f"--prels: campaign {args.campaign} was not made from a sampled pool")
     if frame.empty:
@@ -175,6 +189,8 @@ def _export(args: argparse.Namespace) -> int:
     with ExitStack() as files:  # renamed on leaving, in reverse order; an error: none is
         if args.cannot_judge is not None:
             _write_answers(files.enter_context(atomic_writer(args.cannot_judge)), answers)
+        if args.soft_qrels is not None or args.competence is not None:
+            _write_model(args, frame, scale, policy, files)
         if provenance is not None:
             write_tsv(votes, files.enter_context(atomic_writer(provenance)))
         if sampled is not None:
@@ -189,6 +205,21 @@ def _export(args: argparse.Namespace) -> int:
           + _answers_note(len(answers), args.cannot_judge)
           + _sample_note(sample, prels), file=sys.stderr)
     return 0
+
+
+def _write_model(args: argparse.Namespace, frame: pd.DataFrame, scale: tuple[int, ...],
+                 policy: object, files: ExitStack) -> None:
+    """The model's soft qrels and per-annotator competence, renamed with the other files."""
+    from pooljudge.annotate.consensus import fit_policy_model
+    from pooljudge.annotate.crowd import posterior_frame, worker_frame
+    from pooljudge.formats.soft_qrels import write_soft_qrels
+
+    coded, result = fit_policy_model(frame, scale, policy)
+    if args.soft_qrels is not None:
+        soft = files.enter_context(atomic_writer(args.soft_qrels))
+        write_soft_qrels(posterior_frame(coded, result), soft, comment=f"policy {policy}")
+    if args.competence is not None:
+        write_tsv(worker_frame(result), files.enter_context(atomic_writer(args.competence)))
 
 
 def _sample_note(sample: pd.DataFrame | None, prels: str | None) -> str:
@@ -267,7 +298,7 @@ def _check_target(option: str, target: str | None) -> None:
 def _list_queue(args: argparse.Namespace) -> int:
     from pooljudge.annotate.consensus import adjudication_queue, disagreements
 
-    frame, scale, *_ = _load(args)
+    frame, scale, *_ = load_campaign(args)
     if args.all:
         queue = disagreements(frame, scale, min_spread=args.min_spread)
     else:

@@ -1,9 +1,10 @@
 """``pooljudge logs import|sample FILE.jsonl``: production retrieval logs to runs and topics.
 
 ``import`` reads a JSON Lines log (one retrieval per line, plain or .gz; the schema is in
-``pooljudge/formats/logs.py`` and the README) and writes, into a new folder ``--out DIR`` (all
-files or none): ``runs/CONFIG@VERSION.run`` (TREC runs, one per configuration and index
-version), ``topics.tsv`` (``id title``, for ``init --topics``), ``topic-groups.tsv``
+``pooljudge/formats/logs.py`` and docs/guides/logs-rag.md) and writes, into a new folder
+``--out DIR`` (all files or none): ``runs/CONFIG@VERSION.run`` (TREC runs, one per
+configuration and index version), ``topics.tsv`` (``id title``, for ``init --topics``),
+``topic-groups.tsv``
 (``category=…``, ``language=…``, ``tenant=…`` groups, for ``eval --topic-groups``) and
 ``latency.tsv`` (per run: queries, retrievals, mean, p50, p95, p99 in ms); it prints the
 latency table. ``sample`` draws ``--n`` distinct queries to label (stratified by a field,

@@ -2,11 +2,13 @@
 
 It takes trec_eval's options (also glued: ``-M100``, ``-l2``, ``-mP.5``, ``-qc``; and the long
 forms such as ``--query_eval_wanted``) and prints what trec_eval 10.0 prints, line for line.
-trec_eval's flow, reproduced: a qrels topic is evaluated when the run has it, or always with
-``-c`` (a skipped topic then scores as an empty ranking); ``-M N`` keeps each topic's top N
+trec_eval 10.0's flow, reproduced (:mod:`~pooljudge.cli.trec_eval_topics`): the qrels topics in
+byte order; with ``-c`` a topic the run lacks ranks trec_eval's one-document sentinel, without
+it the first such topic stops the output (exit status 4); ``-M N`` keeps each topic's top N
 in ranking order before anything else; ``-J`` then drops documents without a judgment (or with
 a negative label); ``-l`` is the relevance level; ``-N`` the collection size for ``utility``.
-The run may be ``-`` (standard input) and gzip-compressed. Left out: the prefs and qrels_jg
+The run may be ``-`` (standard input) and gzip-compressed. A blank qrels line is refused
+(exit status 2), as trec_eval refuses it. Left out: the prefs and qrels_jg
 input formats (``-R``), z-scores (``-Z``), the old output format (``-o``) and debugging (``-D``).
 """
 
@@ -58,8 +60,9 @@ def register(subparsers: Subcommands) -> None:
                         help="a trec_eval measure or set (official, all_trec, set), with "
                              "parameters after a dot; repeat for more. Default: official")
     parser.add_argument("-c", "--complete_rel_info_wanted", dest="complete", **flag,
-                        help="average over every qrels topic; a topic the run skipped scores "
-                             "as an empty ranking (default: only topics the run has)")
+                        help="evaluate a qrels topic the run lacks as trec_eval 10 does (on "
+                             "its one-document sentinel ranking); without -c such a topic "
+                             "stops trec_eval with exit status 4")
     parser.add_argument("-l", "--level_for_rel", dest="rel", type=_count("-l", 1), default=1,
                         metavar="N", help="the lowest label that counts as relevant (default 1)")
     parser.add_argument("-n", "--nosummary", **flag, help="print no summary (topic all) lines")
@@ -105,9 +108,12 @@ def _count(option: str, minimum: int):
 
 
 def run(args: argparse.Namespace) -> int:
+    import numpy as np
     import pyarrow.compute as pc
 
     from pooljudge.cli.trec_eval_print import render
+    from pooljudge.cli.trec_eval_topics import with_sentinel
+    from pooljudge.formats.blank_lines import refuse_blank_lines
     from pooljudge.metrics.evaluate import load_qrels
     from pooljudge.metrics.trec_names import expand_all
 
@@ -117,25 +123,51 @@ def run(args: argparse.Namespace) -> int:
                              num_docs=args.num_docs)
     except InputError as exc:
         raise UsageError(f"-m: {exc}") from None
+    refuse_blank_lines(args.qrels)
     qrels = load_qrels(args.qrels)
     run_columns, runid = read_run(args.run)
     in_run = pc.is_in(qrels.topics, value_set=run_columns.topic.dictionary)
     in_run = in_run.to_numpy(zero_copy_only=False)
-    if not (args.complete or in_run.any()):
-        raise InputError("no topic has both results (in the run) and judgments (in the qrels)",
-                         path=args.run if args.run != "-" else STDIN_NAME)
+    missing = np.flatnonzero(~in_run)
+    if args.complete:
+        run_columns = with_sentinel(run_columns, [qrels.topics[i].as_py() for i in missing])
     if args.max_docs is not None:
         run_columns = truncate(run_columns, args.max_docs)
-    evaluation = _evaluate(args, entries, qrels, run_columns, in_run, runid)
+    if not args.complete and len(missing):
+        return _stop_at_missing(args, entries, qrels, run_columns, in_run, runid,
+                                int(missing[0]))
+    evaluation = _evaluate(args, entries, qrels, run_columns, runid,
+                           evaluated=np.ones(len(in_run), dtype=bool), skipped=~in_run)
     sys.stdout.write(render(entries, evaluation, per_topic=args.query_eval_wanted,
                             summary=not args.nosummary))
     return 0
 
 
-def _evaluate(args: argparse.Namespace, entries: list[Entry], qrels: Qrels, run: RunColumns,
-              in_run: np.ndarray, runid: str) -> Evaluation:
-    """Score the (truncated) run once; join it again only for relstring and rbp_resid."""
+def _stop_at_missing(args: argparse.Namespace, entries: list[Entry], qrels: Qrels,
+                     run: RunColumns, in_run: np.ndarray, runid: str, missing: int) -> int:
+    """Without -c, trec_eval 10.0 stops at the first qrels topic (byte order) the run lacks:
+    the topics before it printed (-q), its message on standard error, exit status 4."""
     import numpy as np
+
+    from pooljudge.cli.trec_eval_print import render
+    from pooljudge.cli.trec_eval_topics import MISSING_TOPIC_STATUS, missing_topic_message
+
+    if args.query_eval_wanted and missing > 0:
+        before = np.arange(len(in_run)) < missing
+        evaluation = _evaluate(args, entries, qrels, run, runid, evaluated=before,
+                               skipped=np.zeros(len(in_run), dtype=bool))
+        sys.stdout.write(render(entries, evaluation, per_topic=True, summary=False))
+    sys.stdout.flush()
+    sys.stderr.write(missing_topic_message(qrels.topics[missing].as_py()))
+    return MISSING_TOPIC_STATUS
+
+
+def _evaluate(args: argparse.Namespace, entries: list[Entry], qrels: Qrels, run: RunColumns,
+              runid: str, *, evaluated: np.ndarray, skipped: np.ndarray) -> Evaluation:
+    """Score the (truncated) run once; join it again only for relstring and rbp_resid.
+
+    ``evaluated``: the qrels topics printed and averaged; ``skipped``: those the run file
+    lacks (with -c ``run`` ranks the sentinel for them)."""
 
     from pooljudge.cli.trec_eval_print import (
         ZEROED_WHEN_ALL_JUDGED,
@@ -158,11 +190,11 @@ def _evaluate(args: argparse.Namespace, entries: list[Entry], qrels: Qrels, run:
         ranking = join(qrels, run, judged_only=args.judged_only, compat="10")
         strings = relstrings(ranking, lengths)
         unjudged = unjudged_counts(ranking) if needs_unjudged else None
-    evaluated = np.ones(len(in_run), dtype=bool) if args.complete else in_run
     empty = (result.returned == 0) & (args.judged_only or args.max_docs == 0)
     return Evaluation(topics=result.topics, values=result.values, qrels=qrels,
-                      evaluated=evaluated, skipped=evaluated & ~in_run, empty=empty,
-                      runid=runid, unjudged=unjudged, relstrings=strings)
+                      evaluated=evaluated, skipped=skipped, empty=empty,
+                      runid=runid, unjudged=unjudged, relstrings=strings,
+                      all_num_rel=int(qrels.num_rel(1).sum()) if args.complete else None)
 
 
 def _refuse_unsupported(args: argparse.Namespace) -> None:

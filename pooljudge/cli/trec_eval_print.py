@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from pooljudge.cli.trec_eval_topics import reset_when_skipped
 from pooljudge.metrics.join import UNJUDGED
 from pooljudge.metrics.ranked import needed_relevant
 from pooljudge.metrics.registry import Measure
@@ -25,10 +26,6 @@ if TYPE_CHECKING:
 __all__ = ["Evaluation", "relstrings", "render", "topic_values", "unjudged_counts"]
 
 NAME_WIDTH = 22
-# Families trec_eval resets to 0 for a qrels topic the run skipped (its stand-in ranking of one
-# unjudged document would give them another value); every other measure of such a topic equals
-# its value on an empty ranking.
-ZEROED_WHEN_SKIPPED = frozenset({"num_ret", "utility", "unj", "rbp_resid"})
 # Families trec_eval leaves at 0 for a ranking without an unjudged document.
 ZEROED_WHEN_ALL_JUDGED = frozenset({"rbp_resid"})
 
@@ -38,10 +35,13 @@ class Evaluation:
     """One run scored for printing, over the qrels topics (byte order).
 
     ``evaluated``: topics printed and averaged (all with -c, else those the run has);
-    ``skipped``: evaluated topics the run has no line for (only with -c); ``empty``: topics whose
+    ``skipped``: evaluated topics the run file has no line for (only with -c; their ranking is
+    trec_eval's sentinel, see :mod:`~pooljudge.cli.trec_eval_topics`); ``empty``: topics whose
     ranking trec_eval sees as empty (with -J or -M 0), where 0/0 gives NaN; ``unjudged``: per
     topic, the ranked documents without a judgment or with a negative label (None when no
-    entry needs it); ``relstrings``: per relstring length, per topic, its text.
+    entry needs it); ``relstrings``: per relstring length, per topic, its text;
+    ``all_num_rel``: with -c, the summary ``num_rel`` (trec_eval's te_calc_avg_num_rel: the
+    qrels lines with a label > 0 over all topics, whatever -l), else None.
     """
 
     topics: list[str]
@@ -53,20 +53,21 @@ class Evaluation:
     runid: str
     unjudged: np.ndarray | None
     relstrings: dict[int, list[str]]
+    all_num_rel: int | None = None
 
 
 def topic_values(entry: Entry, ev: Evaluation) -> np.ndarray:
     """The entry's value per topic as trec_eval computes it.
 
-    pooljudge gives a skipped topic an empty ranking; trec_eval (-c) a stand-in of one unjudged
-    document and then zeroes the families in :data:`ZEROED_WHEN_SKIPPED`, so both give the same
-    values. trec_eval's rbp_resid stays 0 for a ranking with no unjudged document (dropping the
+    A skipped topic (-c) ranks trec_eval's sentinel document; the values trec_eval then resets
+    (:func:`~pooljudge.cli.trec_eval_topics.reset_when_skipped`, by printed name) are 0.
+    trec_eval's rbp_resid stays 0 for a ranking with no unjudged document (dropping the
     p^n tail pooljudge's RBPResid adds). On an empty ranking trec_eval's interpolated precision
     starts from 0/0: NaN at every recall level x with lround(x * R) = 0 (and for 11pt_avg when
     any level has it).
     """
     values = np.array(ev.values[entry.measure], dtype=np.float64)
-    if entry.family in ZEROED_WHEN_SKIPPED:
+    if reset_when_skipped(entry.name):
         values[ev.skipped] = 0.0
     if entry.family in ZEROED_WHEN_ALL_JUDGED and ev.unjudged is not None:
         values[ev.unjudged == 0] = 0.0
@@ -125,7 +126,7 @@ def render(entries: list[Entry], ev: Evaluation, *, per_topic: bool, summary: bo
             topic = ev.topics[index]
             for entry in shown:
                 if isinstance(entry.measure, StringMeasure):
-                    text = f"'{ev.relstrings[entry.measure.length][index]}'"
+                    text = _relstring(entry, ev, index)
                 else:
                     text = _number(columns[entry.name][index], entry.integer)
                 lines.append(_line(entry.name, topic, text))
@@ -137,8 +138,18 @@ def render(entries: list[Entry], ev: Evaluation, *, per_topic: bool, summary: bo
                 lines.append(_line("runid", "all", ev.runid))
                 continue
             value = summary_value(entry.measure, columns[entry.name][ev.evaluated])
+            if entry.name == "num_rel" and ev.all_num_rel is not None:
+                value = ev.all_num_rel
             lines.append(_line(entry.name, "all", _number(value, entry.integer)))
     return "".join(lines)
+
+
+def _relstring(entry: Entry, ev: Evaluation, index: int) -> str:
+    """The quoted relstring of topic ``index``; ``''`` where trec_eval clears it (a skipped
+    topic's ``relstring``, not ``relstring_N``)."""
+    if ev.skipped[index] and reset_when_skipped(entry.name):
+        return "''"
+    return f"'{ev.relstrings[entry.measure.length][index]}'"
 
 
 def _line(name: str, topic: str, text: str) -> str:

@@ -60,7 +60,7 @@ def test_robust03_reference_figures(shared_data):
     truth = read_qrels(folder / "qrels.txt")
     curves = simulate(pool, truth, ["docid", "rrf", "maxmean", "mtf"])
     at20 = {c.strategy: found_share(c, 0.2) for c in curves}
-    # Reference figures (README, pooling): doc-id order about 17 %, RRF 52 %, MaxMean 63 %.
+    # Reference figures (docs/guides/pool.md): doc-id order about 17 %, RRF 52 %, MaxMean 63 %.
     assert 0.12 <= at20["docid"] <= 0.22
     assert 0.47 <= at20["rrf"] <= 0.57
     assert 0.58 <= at20["maxmean"] <= 0.68

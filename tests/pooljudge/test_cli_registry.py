@@ -1,5 +1,6 @@
 """The command table: every command is registered by the module it names, starts without
-importing the others, and is documented in the README (sqlite-utils' documentation test)."""
+importing the others, and is documented in the manual's guides (sqlite-utils' documentation
+test; the generated reference pages are checked by tests/test_docs.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ import pytest
 from pooljudge.cli import COMMANDS, build_parser, main
 from tests.support.fresh import python_output
 
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+GUIDES = "\n".join(page.read_text(encoding="utf-8") for page in
+                   sorted((Path(__file__).resolve().parents[2] / "docs").rglob("*.md")))
 
 
 def _registered(parser) -> set[str]:
@@ -30,8 +32,8 @@ def test_each_command_builds_alone_from_its_module(command: str) -> None:
 
 
 @pytest.mark.parametrize("command", sorted(COMMANDS))
-def test_each_command_is_documented_in_the_readme(command: str) -> None:
-    assert f"pooljudge {command}" in README
+def test_each_command_is_documented_in_the_guides(command: str) -> None:
+    assert f"pooljudge {command}" in GUIDES
 
 
 def test_python_dash_m_runs_the_same_command_line() -> None:

@@ -113,8 +113,9 @@ def test_the_pooling_package_exports_every_name_lazily() -> None:
 
 
 def test_pooling_simulate_stays_the_function_when_its_module_is_imported_first() -> None:
-    code = ("import pooljudge.pooling.simulate\nfrom pooling import simulate\n"
-            "import pooling\nprint(callable(simulate), pooljudge.pooling.simulate is simulate, "
+    code = ("import pooljudge.pooling.simulate\nfrom pooljudge.pooling import simulate\n"
+            "from pooljudge import pooling\n"
+            "print(callable(simulate), pooljudge.pooling.simulate is simulate, "
             "type(simulate).__name__)")
     done = python_output(code)
     assert done.split() == ["True", "True", "function"]

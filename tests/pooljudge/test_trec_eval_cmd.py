@@ -10,7 +10,6 @@ rounding allows). Small cases are computed by hand in the comments.
 from __future__ import annotations
 
 import gzip
-import math
 import shlex
 import subprocess
 import sys
@@ -142,38 +141,6 @@ def test_all_trec_values_match_trec_eval_10_on_edge_cases(shared_data, run, judg
         assert any(value == "-nan" for _, _, value in want)
 
 
-def test_without_c_only_topics_in_both_run_and_qrels_are_printed_and_averaged(shared_data):
-    """Expected values: trec_eval's per-topic values (-c) of the topics the run has, averaged
-    over those topics (counts summed; gm_map and gm_bpref as geometric means of map and bpref
-    floored at 1e-5)."""
-    edge = shared_data / "trec_eval10" / "edge"
-    reference = read_reference(edge / "short.all_trec")
-    run_topics = {line.split()[0] for line in (edge / "short.run").read_text().splitlines()}
-    kept = [(m, t, v) for m, t, v in reference if t != "all" and t in run_topics]
-    skipped = {t for _, t, _ in reference} - run_topics - {"all"}
-    assert kept and skipped, "the case needs topics of both kinds"
-    per_topic: dict[str, list[float]] = {}
-    for measure, _, value in kept:
-        if family(measure) not in TEXTS:
-            per_topic.setdefault(measure, []).append(float(value))
-    summary = [(m, t, _summary(m, per_topic, v)) for m, t, v in reference if t == "all"]
-    done = pooljudge("-q", "-m", "all_trec", edge / "qrels.txt", edge / "short.run")
-    assert done.returncode == 0, done.stderr
-    assert_same_values(lines_of(done.stdout.decode()), kept + summary)
-
-
-def _summary(measure: str, per_topic: dict[str, list[float]], printed: str) -> str:
-    if measure == "runid":
-        return printed
-    if measure == "num_q":
-        return str(len(per_topic["map"]))
-    if measure in ("gm_map", "gm_bpref"):
-        logs = [math.log(max(v, 1e-5)) for v in per_topic[measure.removeprefix("gm_")]]
-        return repr(math.exp(sum(logs) / len(logs)))
-    values = per_topic[measure]
-    return repr(sum(values) if measure in COUNTS else sum(values) / len(values))
-
-
 # --- each option on a case computed by hand ---------------------------------------------------
 
 QRELS = """\
@@ -195,15 +162,27 @@ RUN = """\
 4 Q0 zz 1 1.0 tagA
 9 Q0 z 1 1.0 tagB
 """
+TOPIC_2 = "2 Q0 e9 1 1.0 tagA\n"
 # Topic 1 ranks d2 (0), then the 2.0 tie by doc id descending: dx (no judgment), d1 (2); then
 # d3 (1), d4 (-1): relstring '0-21.'; R = 2 (d1, d3) at ranks 3 and 4: AP = (1/3 + 2/4) / 2.
-# Topic 2 is not in the run; topic 3 ranks f1 (0), R = 0; topic 4 ranks zz (no judgment),
-# R = 1; topic 9 is only in the run. The run id is the tag of the last line: tagB.
+# Topic 2 is not in RUN (``case`` adds TOPIC_2, e9 without a judgment; ``skipping`` does not);
+# topic 3 ranks f1 (0), R = 0; topic 4 ranks zz (no judgment), R = 1; topic 9 is only in the
+# run. The run id is the tag of the last line: tagB.
 
 
 @pytest.fixture
 def case(tmp_path):
+    """Qrels and a run that has every qrels topic."""
     qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text(QRELS)
+    run.write_text(TOPIC_2 + RUN)
+    return qrels, run
+
+
+@pytest.fixture
+def skipping(tmp_path):
+    """Qrels and a run that skips qrels topic 2."""
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "skipping.txt"
     qrels.write_text(QRELS)
     run.write_text(RUN)
     return qrels, run
@@ -219,20 +198,20 @@ def trec_eval(capsys, *args: object) -> dict[tuple[str, str], str]:
     return {(m, t): v for m, t, v in lines_of(out)}
 
 
-def test_default_is_official_averaged_over_the_topics_in_both(case, capsys):
+def test_default_is_official_averaged_over_the_qrels_topics(case, capsys):
     out = trec_eval(capsys, *case)
     assert out[("runid", "all")] == "tagB"
-    assert out[("num_q", "all")] == "3"  # topics 1, 3, 4
-    assert out[("num_ret", "all")] == "7"
-    assert out[("num_rel", "all")] == "3"
+    assert out[("num_q", "all")] == "4"  # topics 1 to 4; 9 is not in the qrels
+    assert out[("num_ret", "all")] == "8"
+    assert out[("num_rel", "all")] == "4"
     assert out[("num_rel_ret", "all")] == "2"
-    assert out[("map", "all")] == f"{(1 / 3 + 2 / 4) / 2 / 3:6.4f}"
-    assert out[("P_5", "all")] == f"{2 / 5 / 3:6.4f}"
+    assert out[("map", "all")] == f"{(1 / 3 + 2 / 4) / 2 / 4:6.4f}"
+    assert out[("P_5", "all")] == f"{2 / 5 / 4:6.4f}"
     assert not [key for key in out if key[1] != "all"]
 
 
-def test_c_averages_over_every_qrels_topic(case, capsys):
-    out = trec_eval(capsys, "-c", *case)
+def test_c_averages_over_every_qrels_topic(skipping, capsys):
+    out = trec_eval(capsys, "-c", *skipping)
     assert out[("num_q", "all")] == "4"
     assert out[("num_rel", "all")] == "4"
     assert out[("map", "all")] == f"{(1 / 3 + 2 / 4) / 2 / 4:6.4f}"
@@ -241,15 +220,15 @@ def test_c_averages_over_every_qrels_topic(case, capsys):
 def test_q_prints_topics_in_byte_order_then_the_summary(case, capsys):
     assert main(["trec_eval", "-q", "-m", "map", "-m", "num_ret", *map(str, case)]) == 0
     rows = [(m, t) for m, t, _ in lines_of(capsys.readouterr().out)]
-    assert rows == [("num_ret", "1"), ("map", "1"), ("num_ret", "3"), ("map", "3"),
-                    ("num_ret", "4"), ("map", "4"), ("num_ret", "all"), ("map", "all")]
+    assert rows == [("num_ret", "1"), ("map", "1"), ("num_ret", "2"), ("map", "2"),
+                    ("num_ret", "3"), ("map", "3"), ("num_ret", "4"), ("map", "4"),
+                    ("num_ret", "all"), ("map", "all")]
 
 
 @pytest.mark.parametrize(("options", "strings"), [
-    ([], {"1": "'0-21.'", "3": "'0'", "4": "'-'"}),
-    (["-c"], {"1": "'0-21.'", "2": "''", "3": "'0'", "4": "'-'"}),
-    (["-J"], {"1": "'021'", "3": "'0'", "4": "''"}),
-    (["-M2"], {"1": "'0-'", "3": "'0'", "4": "'-'"}),
+    ([], {"1": "'0-21.'", "2": "'-'", "3": "'0'", "4": "'-'"}),
+    (["-J"], {"1": "'021'", "2": "''", "3": "'0'", "4": "''"}),
+    (["-M2"], {"1": "'0-'", "2": "'-'", "3": "'0'", "4": "'-'"}),
 ])
 def test_relstring_shows_the_ranked_labels(case, capsys, options, strings):
     out = trec_eval(capsys, "-q", "-m", "relstring", *options, *case)
@@ -269,7 +248,8 @@ def test_l_sets_the_relevance_level(case, capsys):
 
 def test_n_drops_the_summary(case, capsys):
     assert trec_eval(capsys, "-n", *case) == {}
-    assert {t for _, t in trec_eval(capsys, "-n", "-q", "-m", "map", *case)} == {"1", "3", "4"}
+    assert {t for _, t in trec_eval(capsys, "-n", "-q", "-m", "map", *case)} == {"1", "2", "3",
+                                                                                 "4"}
 
 
 def test_m_limits_each_ranking_to_its_top_documents(case, capsys):
@@ -279,7 +259,7 @@ def test_m_limits_each_ranking_to_its_top_documents(case, capsys):
 
 
 def test_empty_rankings_print_trec_eval_nan(case, capsys):
-    """-J empties topic 4 (its only document has no judgment). trec_eval's interpolated
+    """-J empties topics 2 and 4 (their only document has no judgment). trec_eval's interpolated
     precision there starts from 0/0: NaN at recall 0 (lround(0 * 1) = 0) and so in 11pt_avg,
     0 at recall 0.5 (lround(0.5 * 1) = 1 relevant document never reached); the summary of a
     NaN is NaN. Topic 1 (judged ranking d2, d1, d3): the first relevant document at rank 2
@@ -291,7 +271,7 @@ def test_empty_rankings_print_trec_eval_nan(case, capsys):
     assert out[("iprec_at_recall_0.00", "all")] == "  -nan"
     assert out[("11pt_avg", "all")] == "  -nan"
     assert out[("iprec_at_recall_0.50", "1")] == f"{2 / 3:6.4f}"
-    assert out[("iprec_at_recall_0.50", "all")] == f"{2 / 3 / 3:6.4f}"
+    assert out[("iprec_at_recall_0.50", "all")] == f"{2 / 3 / 4:6.4f}"  # topic 2 empty: 0
 
 
 def test_m_zero_empties_every_ranking(case, capsys):
@@ -302,11 +282,9 @@ def test_m_zero_empties_every_ranking(case, capsys):
 
 def test_big_n_is_the_collection_size_of_utility(case, capsys):
     """utility = a*relret + b*(ret - relret) + c*(R - relret) + d*(N + relret - ret - R); topic 1
-    with (1, -1, 0, 1) and N = 100: 2 - 3 + 0 + 95 = 94. With -c trec_eval sets utility to 0 for
-    a topic the run skipped (topic 2), whatever N."""
-    out = trec_eval(capsys, "-q", "-c", "-N", "100", "-m", "utility.1,-1,0,1", *case)
+    with (1, -1, 0, 1) and N = 100: 2 - 3 + 0 + 95 = 94."""
+    out = trec_eval(capsys, "-q", "-N", "100", "-m", "utility.1,-1,0,1", *case)
     assert out[("utility_1,-1,0,1", "1")] == "94.0000"
-    assert out[("utility_1,-1,0,1", "2")] == "0.0000"
 
 
 @pytest.mark.parametrize(("glued", "separate"), [
@@ -394,10 +372,152 @@ def test_standard_input_errors_name_stdin(case):
                                     "topic 1: d1\n")
 
 
-def test_no_topic_in_both_is_an_error_unless_c(case, capsys, tmp_path):
+def test_a_run_without_any_qrels_topic_stops_at_the_first_unless_c(case, capsys, tmp_path):
     other = tmp_path / "other.run"
     other.write_text("9 Q0 z 1 1.0 t\n")
-    assert main(["trec_eval", str(case[0]), str(other)]) == 2
-    assert "no topic has both" in capsys.readouterr().err
+    assert main(["trec_eval", "-q", str(case[0]), str(other)]) == 4
+    assert capsys.readouterr() == ("", "trec_eval: result qid '1' not found in qrels\n")
     out = trec_eval(capsys, "-c", "-m", "num_q", case[0], other)
     assert out == {("num_q", "all"): "4"}
+
+
+# --- trec_eval 10.0's flow for a topic the run lacks (issue #30) -------------------------------
+
+
+@pytest.mark.parametrize(("options", "stdout"), [
+    ([], ""),
+    (["-q"], f"{'map':<22}\t1\t{(1 / 3 + 2 / 4) / 2:6.4f}\n"),
+    (["-q", "-n"], f"{'map':<22}\t1\t{(1 / 3 + 2 / 4) / 2:6.4f}\n"),
+])
+def test_without_c_a_missing_qrels_topic_stops_trec_eval_with_status_4(skipping, options,
+                                                                        stdout):
+    """trec_eval 10.0 loops over the qrels topics in byte order: topic 1 is printed (-q), then
+    topic 2, which the run lacks, ends it: no summary, its message, exit status 4."""
+    done = pooljudge(*options, "-m", "map", *skipping)
+    assert (done.returncode, done.stdout.decode(), done.stderr.decode()) == (
+        4, stdout, "trec_eval: result qid '2' not found in qrels\n")
+
+
+@pytest.mark.parametrize("run", EDGE_RUNS)
+def test_without_c_trec_eval_10s_topics_before_the_first_missing_one(shared_data, run):
+    """On the generated edge collection: the per-topic lines are trec_eval 10's (-c) lines of
+    the qrels topics before the first one (byte order) the run lacks, then the stop."""
+    edge = shared_data / "trec_eval10" / "edge"
+    qrels_topics = {line.split()[0] for line in (edge / "qrels.txt").read_text().splitlines()
+                    if line.strip() and not line.startswith("#")}
+    run_topics = {line.split()[0] for line in (edge / f"{run}.run").read_text().splitlines()}
+    first = min(qrels_topics - run_topics, key=lambda t: t.encode())
+    before = {t for t in qrels_topics if t.encode() < first.encode()}
+    want = [row for row in read_reference(edge / f"{run}.all_trec") if row[1] in before]
+    assert want, "the case needs topics before the missing one"
+    done = pooljudge("-q", "-m", "all_trec", edge / "qrels.txt", edge / f"{run}.run")
+    assert done.returncode == 4
+    assert done.stderr.decode() == f"trec_eval: result qid '{first}' not found in qrels\n"
+    assert_same_values(lines_of(done.stdout.decode()), want)
+
+
+def test_c_num_rel_summary_counts_positive_labels_whatever_l(skipping, capsys):
+    """te_calc_avg_num_rel: with -c the summary is the qrels lines with a label > 0 (d1, d3, e1,
+    g1), not the sum of the per-topic values at -l 2 (d1 only)."""
+    out = trec_eval(capsys, "-q", "-c", "-l2", "-m", "num_rel", *skipping)
+    assert [out[("num_rel", t)] for t in "1234"] == ["1", "0", "0", "0"]
+    assert out[("num_rel", "all")] == "4"
+
+
+def test_without_c_num_rel_summary_is_the_sum_at_l(case, capsys):
+    assert trec_eval(capsys, "-l2", "-m", "num_rel", *case) == {("num_rel", "all"): "1"}
+
+
+def test_c_num_rel_summary_on_robust03(shared_data):
+    """The same rule on robust03 at -l 2: the summary counts every label > 0 in the file."""
+    qrels = shared_data / "robust03" / "qrels.txt"
+    positive = sum(int(line.split()[3]) > 0 for line in qrels.read_text().splitlines()
+                   if line.strip())
+    done = pooljudge("-c", "-l2", "-m", "num_rel", qrels,
+                     shared_data / "robust03" / "runs" / "input.InexpC2.gz")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.decode() == f"{'num_rel':<22}\tall\t{positive}\n"
+
+
+@pytest.mark.parametrize(("options", "name", "kept", "reset"), [
+    # The sentinel is retrieved (ret 1) and not relevant (relret 0), R = 1 for topic 2:
+    # utility = b + c*R + d*(N - R - 1).
+    (["-m", "utility.2,-1,0,0"], "utility_2,-1,0,0", "-1.0000", None),
+    (["-m", "utility"], None, None, "utility"),
+    (["-N", "5000", "-m", "utility.1,-2,3,-4"], "utility_1,-2,3,-4",
+     f"{-2 + 3 * 1 - 4 * (5000 - 1 - 1):.4f}", None),
+    (["-m", "relstring.7"], "relstring_7", "'-'", None),
+    (["-m", "relstring"], None, None, "relstring"),
+    # rbp_resid: 0 of rbp, (1 - p) for the unjudged sentinel at rank 1, p^1 for the tail.
+    (["-m", "rbp_resid.p=0.95"], "rbp_resid_p=0.95", "1.0000", None),
+    (["-m", "rbp_resid"], None, None, "rbp_resid"),
+])
+def test_c_skipped_topic_keeps_the_sentinels_parameterised_values(skipping, capsys, options,
+                                                                    name, kept, reset):
+    """trec_eval 10 ranks ceci_nest_pas_un_docno for topic 2 and resets only the names
+    num_ret, utility, relstring, rbp_resid and unj*: utility_..., relstring_N and rbp_resid_p=
+    keep the sentinel's values."""
+    out = trec_eval(capsys, "-q", "-c", "-m", "num_ret", "-m", "unj", *options, *skipping)
+    assert out[("num_ret", "2")] == "0" and out[("unj_5", "2")] == "0.0000"
+    if name is not None:
+        assert out[(name, "2")] == kept
+    if reset is not None:
+        assert out[(reset, "2")] == ("''" if reset == "relstring" else "0.0000")
+
+
+def test_c_parameterised_utility_summary_averages_the_sentinel_value(skipping, capsys):
+    """(2, -1, 0, 0): topic 1 2*2 - 3 = 1, topic 2 (sentinel) -1, topics 3 and 4 -1 each."""
+    out = trec_eval(capsys, "-c", "-m", "utility.2,-1,0,0", *skipping)
+    assert out == {("utility_2,-1,0,0", "all"): f"{(1 - 1 - 1 - 1) / 4:6.4f}"}
+
+
+def test_c_qrels_judging_the_sentinel_count_it_as_retrieved(skipping, capsys):
+    """Qrels that judge ceci_nest_pas_un_docno relevant for topic 2 give it P_5 = 1/5 (as
+    trec_eval does), with num_ret still reset to 0."""
+    qrels, run = skipping
+    qrels.write_text(QRELS + "2 0 ceci_nest_pas_un_docno 1\n")
+    out = trec_eval(capsys, "-q", "-c", "-m", "P.5", "-m", "num_ret", "-m", "num_rel_ret",
+                    qrels, run)
+    assert (out[("P_5", "2")], out[("num_ret", "2")], out[("num_rel_ret", "2")]) == (
+        "0.2000", "0", "1")
+
+
+@pytest.mark.parametrize("blank", [b"\n", b"  \t\n", b"\r\n"])
+def test_a_blank_qrels_line_is_refused_as_trec_eval_refuses_it(skipping, blank):
+    qrels, run = skipping
+    lines = QRELS.encode().splitlines(keepends=True)
+    qrels.write_bytes(b"".join(lines[:2]) + blank + b"".join(lines[2:]))
+    done = pooljudge("-c", qrels, run)
+    assert (done.returncode, done.stdout) == (2, b"")
+    assert done.stderr.decode() == (f"pooljudge: error: {qrels}:3: blank line (trec_eval "
+                                    "refuses it; remove it)\n")
+
+
+def test_a_blank_last_qrels_line_is_refused(skipping):
+    qrels, run = skipping
+    for tail, line in ((b"\n", 8), (b"   ", 8)):
+        qrels.write_bytes(QRELS.encode() + tail)
+        done = pooljudge("-c", qrels, run)
+        assert done.returncode == 2 and f"{qrels}:{line}: blank line" in done.stderr.decode()
+
+
+OPTION_MATRIX = [[], ["-q"], ["-q", "-c"], ["-c", "-l2"], ["-q", "-c", "-l2", "-m", "num_rel"],
+                 ["-q", "-c", "-J"], ["-q", "-c", "-M1"], ["-q", "-c", "-n"],
+                 ["-q", "-c", "-m", "utility.2,-1,0,0", "-m", "relstring.3",
+                  "-m", "rbp_resid.p=0.5"]]
+
+
+@pytest.mark.parametrize("options", OPTION_MATRIX, ids=" ".join)
+def test_option_matrix_reads_plain_gzip_and_standard_input_alike(skipping, tmp_path, options):
+    """Each option set on the run that skips topic 2, from a file, a gzip file and standard
+    input (plain and gzip): the same status, output and messages."""
+    qrels, run = skipping
+    packed = tmp_path / "run.gz"
+    packed.write_bytes(gzip.compress(run.read_bytes()))
+    plain = pooljudge(*options, qrels, run)
+    assert plain.returncode in (0, 4) and (plain.returncode == 4) == ("-c" not in options)
+    for other in (pooljudge(*options, qrels, packed),
+                  pooljudge(*options, qrels, "-", stdin=run.read_bytes()),
+                  pooljudge(*options, qrels, "-", stdin=packed.read_bytes())):
+        assert (other.returncode, other.stdout, other.stderr) == (
+            plain.returncode, plain.stdout, plain.stderr)

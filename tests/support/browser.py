@@ -140,6 +140,13 @@ def wait_keys_ready(page) -> None:
             if (document.querySelector(`.st-key-${scriptKey}`) && !(script && script.handlers)) {
                 return false;
             }
+            const gate = window.__pooljudgeGate;  // the judging pane's gate: settled, dwelt
+            if (document.querySelector('[data-pj-pair]') && document.querySelector(
+                    '.st-key-pj_key_gate') && !(gate && gate.handlers && !gate.pending
+                    && gate.shown !== null
+                    && performance.now() - gate.shownAt >= gate.minDwell)) {
+                return false;
+            }
             if (!window.hotkeys) return shown.length === 0;
             const bound = new Set(window.hotkeys.getAllKeyCodes().map(k => k.shortcut));
             return shown.every(key => bound.has(key));

@@ -347,7 +347,7 @@ def test_an_adjudicator_decides_the_remaining_disagreement(db, tokens, open_page
     html = [h.value for h in at.get("html")]
     assert '<div class="pj-caption">1 disagreements wait for a decision.</div>' in html
     assert '<div class="pj-caption">Votes: ann1=1 ann2=0</div>' in html
-    assert '<div class="pj-caption pj-doc-id">Document d3</div>' in html
+    assert '<div class="pj-caption pj-doc-id">Document d3</div>' in "".join(html)
     assert '<div class="pj-text">Comments:\nann2: only a passing mention</div>' in html
     item = zlib.crc32(b"7\td3")
     assert [at.button(key=keys.adjudicate_key(item, v)).label for v in (0, 1)] == [
@@ -357,8 +357,9 @@ def test_an_adjudicator_decides_the_remaining_disagreement(db, tokens, open_page
     assert decided[["annotator", "topic", "doc", "label", "source"]].to_numpy().tolist() == [
         ["referee", "7", "d2", 1, "human"], ["referee", "7", "d3", 0, "human"]]
     html = [h.value for h in at.get("html")]
-    assert '<div class="pj-caption">Decided 0 for topic 7, document d3.</div>' in html
-    assert '<div class="pj-caption">0 disagreements wait for a decision.</div>' in html
+    # one status line (so nothing below it moves when a decision adds its confirmation)
+    assert ('<div class="pj-caption">0 disagreements wait for a decision. Decided 0 for topic 7, '
+            'document d3.</div>') in html
     assert "No disagreement waits" in at.success[0].value and not at.button
 
 

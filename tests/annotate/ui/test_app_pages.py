@@ -77,7 +77,7 @@ def test_label_press_claims_the_next_pair_in_the_same_transaction(campaign) -> N
         claimed = session.execute(sa.text("SELECT pair_id FROM claim")).scalars().all()
     assert second != first and claimed == [second]
     assert topics["annotator_done"].tolist() == [1] and topics["judgments_done"].tolist() == [1]
-    assert "You judged 1 pairs" in " ".join(c.value for c in at.caption)
+    assert "You judged 1 pair." in " ".join(c.value for c in at.caption)
 
 
 def test_a_removed_annotator_is_logged_out_at_the_next_press(campaign) -> None:

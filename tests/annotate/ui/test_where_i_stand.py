@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 from pooljudge.annotate import store
 from pooljudge.annotate.records import Label, LabelScale
-from pooljudge.annotate.store import PACE, session_scope, time_left
+from pooljudge.annotate.store import PACE, TimeLeft, session_scope, time_left
 from pooljudge.annotate.ui import keys
-from pooljudge.annotate.ui.judge_stats import STANDING_CLASS
+from pooljudge.annotate.ui.judge_stats import STANDING_CLASS, time_left_text
 from streamlit.testing.v1 import AppTest
 
 DOCS = {"d1": "7", "d2": "7", "d3": "7", "d4": "8"}
@@ -58,7 +58,7 @@ def test_the_panel_follows_each_judgment(app_db, tokens, open_page, inert) -> No
     head, *pieces = shown.text.split(" · ")
     assert head == "Where I stand: 2 judged today"
     assert pieces[0].startswith("median ") and pieces[0].endswith(" s per pair")
-    assert pieces[1:] == ["your last 2: <b>No</b> 50%, [Yes](http://evil.example) 50%",
+    assert pieces[1:] == ["your last 2 pairs: <b>No</b> 50%, [Yes](http://evil.example) 50%",
                           "2 pairs left for you"]
 
 
@@ -68,7 +68,7 @@ def test_the_panel_counts_only_todays_latest_labels(app_db, tokens, open_page, i
     at = open_page(tokens["ann"])
     assert inert.html(_panel(at)).text == (
         "Where I stand: 1 judged today · median 6.0 s per pair · "
-        "your last 2: <b>No</b> 0%, [Yes](http://evil.example) 100% · 2 pairs left for you")
+        "your last 2 pairs: <b>No</b> 0%, [Yes](http://evil.example) 100% · 2 pairs left for you")
 
 
 def test_the_judge_page_and_the_overview_show_the_same_time_left(app_db, tokens,
@@ -84,7 +84,7 @@ def test_the_judge_page_and_the_overview_show_the_same_time_left(app_db, tokens,
     (mine,) = [c.value for c in judge.caption if PACE in c.value]
     overview = open_page(tokens["boss"], "overview")
     (theirs,) = [c.value for c in overview.caption if PACE in c.value]
-    assert mine == f"You judged 1 pairs. {sentence}"
+    assert mine == f"You judged 1 pair. {sentence}"
     assert theirs == sentence
 
 
@@ -104,3 +104,13 @@ def test_the_overview_shows_each_annotators_statistics(app_db, tokens, open_page
     shares = next(d.value for d in at.dataframe if "0 · <b>No</b>" in d.value.columns)
     assert shares.set_index("annotator")["1 · [Yes](http://evil.example)"].to_dict() == \
         pytest.approx({"ann": 2 / 3, "bob": 1.0, "boss": 0.0})
+
+
+@pytest.mark.parametrize(("left", "text"), [
+    (TimeLeft(remaining=0, last_hour=0), "The campaign is complete"),
+    (TimeLeft(remaining=0, last_hour=7), "The campaign is complete"),
+    (TimeLeft(remaining=5, last_hour=0), f"Time left for the campaign {PACE}: unknown yet"),
+    (TimeLeft(remaining=3, last_hour=6), f"Time left for the campaign {PACE}: 30 min"),
+])
+def test_the_time_left_says_when_the_campaign_is_complete(left, text) -> None:
+    assert time_left_text(left) == text
