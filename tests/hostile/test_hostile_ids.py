@@ -203,6 +203,19 @@ def _rows(frame: pd.DataFrame, value: str) -> list:
     return sorted(zip(frame["topic"], frame["doc"], frame[value].tolist(), strict=True))
 
 
+@SETTINGS
+@given(pairs)
+def test_soft_qrels_read_back_identically(tmp_path_factory, pairs):
+    from pooljudge.formats.soft_qrels import read_soft_qrels, write_soft_qrels
+
+    rows = [(t, d, label, p) for t, d in pairs for label, p in ((0, 0.25), (1, 0.75))]
+    frame = pd.DataFrame(rows, columns=["topic", "doc", "label", "probability"])
+    path = tmp_path_factory.mktemp("soft") / "soft.tsv"
+    write_soft_qrels(frame, path)
+    back = read_soft_qrels(path)
+    assert list(back.itertuples(index=False, name=None)) == rows
+
+
 # One campaign through the command line: pool -> init --pool -> judgments import -> export
 # (qrels) and judgments export, each read back by pooljudge's own readers.
 campaign_pairs = st.lists(st.tuples(ids("topic"), ids("document")), min_size=1, max_size=6,
