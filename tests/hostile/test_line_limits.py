@@ -167,3 +167,22 @@ def test_a_line_at_the_cap_is_accepted(good, tmp_path):
     done = run_limited(["eval", str(good / "qrels"), str(run)], tmp_path,
                        {"POOLJUDGE_MAX_LINE_BYTES": str(longest - 1)})
     assert done.returncode == 2 and f"line longer than {longest - 1} bytes" in done.stderr
+
+
+def test_standard_input_is_read_and_capped(good, tmp_path):
+    """H11 allows ``-`` (a pipe a process writes to): a good run is read, and a line of zeros
+    on standard input without end is refused at the cap under the memory limit."""
+    command = ["trec_eval", str(good / "qrels"), "-"]
+    done = subprocess.run([sys.executable, "-m", "pooljudge", *command], capture_output=True,
+                          input=(good / "run_a").read_bytes(), cwd=tmp_path, timeout=120,
+                          preexec_fn=_limited,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])})
+    assert done.returncode == 0, done.stderr
+    assert b"num_q" in done.stdout
+    with open("/dev/zero", "rb") as zeros:  # never ends: only the cap stops the read
+        done = subprocess.run([sys.executable, "-m", "pooljudge", *command], stdin=zeros,
+                              capture_output=True, text=True, cwd=tmp_path, timeout=120,
+                              preexec_fn=_limited,
+                              env={**os.environ, "POOLJUDGE_MAX_LINE_BYTES": str(SMALL_CAP),
+                                   "PYTHONPATH": str(Path(__file__).parents[2])})
+    _expect_one_line(done, "<stdin>", f":1: line longer than {SMALL_CAP} bytes")
