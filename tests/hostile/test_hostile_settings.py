@@ -5,6 +5,7 @@ written (or, for ``serve``, before Streamlit starts), with control characters es
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import socket
 import sqlite3
@@ -202,6 +203,18 @@ def test_a_good_pool_size_variable_is_used(monkeypatch):
 
     monkeypatch.setenv("POOLJUDGE_POOL_SIZE", "1000")
     assert pool_size() == 1000
+
+
+@pytest.mark.parametrize("value", ["0", "100000000000", "x", "-3", "\u0661", " 5"])
+def test_the_upload_size_variable_is_bounded(value, campaign_db, tmp_path):
+    """H10 for main's $POOLJUDGE_MAX_UPLOAD_MB: refused in one line before Streamlit starts
+    (an Arabic-Indic digit passes str.isdigit, not int's range check)."""
+    done = subprocess.run([sys.executable, "-m", "pooljudge", "serve", "--db", campaign_db,
+                           "--port", "1"], capture_output=True, text=True, cwd=tmp_path,
+                          timeout=60, env={**os.environ, "POOLJUDGE_MAX_UPLOAD_MB": value})
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and "serving" not in done.stderr, done.stderr
+    assert "$POOLJUDGE_MAX_UPLOAD_MB: must be a whole number" in done.stderr
 
 
 # --- H5, H6: serve checks its address before Streamlit starts ----------------------------------
