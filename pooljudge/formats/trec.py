@@ -37,6 +37,7 @@ from pooljudge.formats._columns import (
 )
 from pooljudge.formats.files import PathLike, atomic_writer, read_bytes, read_utf8
 from pooljudge.formats.ids import check_id
+from pooljudge.formats.pool_file import POOL_COLUMNS, SAMPLE_COLUMNS
 from pooljudge.formats.prels import PRELS_COLUMNS, read_prels, write_prels
 from pooljudge.formats.pyterrier import recognise_columns
 
@@ -45,11 +46,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CANNOT_JUDGE_COLUMNS",
-    "POOL_COLUMNS",
     "PRELS_COLUMNS",
     "QRELS_FIELDS",
     "RUN_FIELDS",
-    "SAMPLE_COLUMNS",
     "QrelsColumns",
     "RunColumns",
     "qrels_bytes",
@@ -70,8 +69,6 @@ __all__ = [
     "write_run",
 ]
 
-POOL_COLUMNS = ("topic", "doc", "order", "best_rank", "runs")
-SAMPLE_COLUMNS = ("stratum", "inclusion", "sampled")  # a sampled pool's (pooling.sampling)
 CANNOT_JUDGE_COLUMNS = ("topic", "doc", "annotator", "reason")
 
 
