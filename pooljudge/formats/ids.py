@@ -15,6 +15,7 @@ feed and a carriage return before a line feed) with numpy, a megabyte at a time.
 
 from __future__ import annotations
 
+import os
 import re
 
 import numpy as np
@@ -42,7 +43,8 @@ def id_problem(value: str, what: str = "document") -> str | None:
     return None
 
 
-def check_id(value: str, what: str, path: object, line: int | None) -> None:
+def check_id(value: str, what: str, path: str | os.PathLike[str] | None,
+             line: int | None) -> None:
     """InputError at ``path:line`` when :func:`id_problem` finds one."""
     problem = id_problem(value, what)
     if problem is not None:
@@ -83,7 +85,7 @@ def _exact(codes: np.ndarray, start: int, size: int) -> int | None:
     return min(hits) if hits else None
 
 
-def refuse_control_bytes(raw: bytes, path: object) -> None:
+def refuse_control_bytes(raw: bytes, path: str | os.PathLike[str] | None) -> None:
     """InputError ``path:line: control character ...`` for the first control byte of
     :func:`first_control_byte`."""
     at = first_control_byte(raw)
@@ -93,7 +95,8 @@ def refuse_control_bytes(raw: bytes, path: object) -> None:
                          line=line)
 
 
-def refuse_nul(values: list[str], lines: list[int], path: object) -> None:
+def refuse_nul(values: list[str], lines: list[int], path: str | os.PathLike[str] | None
+               ) -> None:
     """InputError ``path:line: NUL character in text`` for the first value holding U+0000
     (PostgreSQL cannot store it in text; SQLite would, so both refuse it)."""
     for value, line in zip(values, lines, strict=True):
