@@ -64,7 +64,9 @@ class Standing:
     """One annotator's figures for the judging page.
 
     ``labels`` maps each label of the scale to its count among the latest versions within the
-    newest ``window`` judgment rows; ``median_seconds`` is None without a timed first judgment.
+    annotator's newest judgment rows, and ``window`` is the number of pairs they count (pairs,
+    like every other figure of the page, not versions: a changed label counts once);
+    ``median_seconds`` is None without a timed first judgment.
     ``today_capped``: today's counts stopped at :data:`TODAY_CAP` rows (there are more).
     """
 
@@ -111,7 +113,7 @@ def standing(session: Session, *, annotator_id: int, scale: LabelScale,
         judged_today=int(today.get("label", 0)),
         cannot_judge_today=int(today.get("cannot_judge", 0)),
         median_seconds=float(statistics.median(seconds)) if seconds else None,
-        labels={v: labels.get(v, 0) for v in scale.values}, window=len(rows),
+        labels={v: labels.get(v, 0) for v in scale.values}, window=sum(labels.values()),
         pairs_left=pairs_left(progress_frame), today_capped=capped)
 
 

@@ -61,6 +61,7 @@ from pooljudge.annotate.store.guidelines import (
 from pooljudge.annotate.store.imports import check_columns, import_judgments
 from pooljudge.annotate.store.judgments import (
     DuplicateWrite,
+    NotCurrent,
     history,
     others_labels,
     pair_view,
@@ -68,6 +69,7 @@ from pooljudge.annotate.store.judgments import (
     record_judgment,
 )
 from pooljudge.annotate.store.pairs import pair_by_key
+from pooljudge.annotate.store.peek import peek_next_pair
 from pooljudge.annotate.store.progress_counters import (
     PACE,
     TimeLeft,
@@ -105,6 +107,7 @@ __all__ = [
     "SAMPLE_COLUMNS",
     "CampaignJudgmentRows",
     "DuplicateWrite",
+    "NotCurrent",
     "RecentJudgment",
     "SplitPool",
     "TimeLeft",
@@ -151,6 +154,7 @@ __all__ = [
     "pair_view",
     "pair_views",
     "pairs_for_judge",
+    "peek_next_pair",
     "pool_sample",
     "progress",
     "recent_judgment_rows",

@@ -31,12 +31,17 @@ from pooljudge.errors import InputError
 __all__ = [
     "ALREADY_JUDGED",
     "DuplicateWrite",
+    "NotCurrent",
     "history",
     "others_labels",
     "pair_view",
     "recent_seconds",
     "record_judgment",
 ]
+
+
+class NotCurrent(InputError):
+    """A label for a pair other than the one the annotator holds: nothing is written."""
 
 
 class DuplicateWrite(InputError):
@@ -52,6 +57,7 @@ def record_judgment(
     seconds: float | None = None, position: int | None = None, comment: str | None = None,
     source: str = "human", kind: str = "judgment", expected_version: int | None = None,
     status: str = "label", rationale: str | None = None, suggested: int | None = None,
+    current: bool = False,
 ) -> JudgmentRecord:
     """Append a judgment: version = previous version of (pair, annotator, kind) + 1.
 
@@ -69,7 +75,10 @@ def record_judgment(
     Releases the annotator's claim on the pair. A participant's label of a pair they had not
     labelled, without a live claim (its lease ended, or an earlier answer being changed),
     takes an open slot, and fails with InputError when the pair has meanwhile got its K
-    annotators. ``expected_version`` (1 for a first judgment, n + 1 to change version n)
+    annotators. ``current`` (the judging page, for the pair it shows as new): refused with
+    :class:`NotCurrent`, nothing written, when the annotator holds a claim on another pair, so a
+    label can only land on the pair they were handed. ``expected_version`` (1 for a first
+    judgment, n + 1 to change version n)
     turns a repeated submit into DuplicateWrite instead of a new version. InputError for a
     label outside the scale, an unknown pair, a bad kind, source or status, or an
     adjudication by someone who is not an adjudicator or admin.
@@ -80,6 +89,8 @@ def record_judgment(
     never a second version 1 and never a count towards the overlap.
     """
     me = _context(session, annotator_id, pair_id, kind)
+    if current:
+        _check_current(session, annotator_id, pair_id)
     _check_values(me, label=label, kind=kind, source=source, seconds=seconds)
     _check_status(status, label=label, rationale=rationale)
     if source == "human":
@@ -231,6 +242,14 @@ def _postgres(session: Session) -> bool:
     return session.get_bind().dialect.name == "postgresql"
 
 
+def _check_current(session: Session, annotator_id: int, pair_id: int) -> None:
+    """NotCurrent when the annotator's live claim is on a pair other than ``pair_id``."""
+    held = run(session, _HELD, aid=annotator_id).scalar_one_or_none()
+    if held is not None and held != pair_id:
+        raise NotCurrent(f"pair {pair_id} is not the pair you hold now (pair {held}): "
+                         "its label was not stored")
+
+
 def _record_first_of_claimed(session: Session, me: sa.Row, values: dict,
                              suggested: int | None = None) -> JudgmentRecord | None:
     """PostgreSQL: a participant's label of a pair they hold a claim on and had not labelled
@@ -302,6 +321,7 @@ def _context_statement() -> sa.Select:
 
 _P, _C = Pair.__table__, Claim.__table__
 _CONTEXT = _context_statement()
+_HELD = sa.select(_C.c.pair_id).where(_C.c.annotator_id == sa.bindparam("aid"))
 _RELEASE_CLAIM = (sa.delete(_C).where(_C.c.annotator_id == sa.bindparam("aid"),
                                       _C.c.pair_id == sa.bindparam("pid"))
                   .returning(_C.c.position))

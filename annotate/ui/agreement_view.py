@@ -23,6 +23,7 @@ from pooljudge.annotate.consensus import adjudication_queue, disagreements
 from pooljudge.annotate.records import AnnotatorInfo, CampaignInfo, LabelScale
 from pooljudge.annotate.store import session_scope
 from pooljudge.annotate.ui import keys
+from pooljudge.annotate.ui.key_gate import mount_gate
 from pooljudge.annotate.ui.pair_panels import show_pair
 from pooljudge.annotate.ui.render import caption_html, md_escape, text_html
 from sqlalchemy import Engine
@@ -131,9 +132,9 @@ def render_adjudication(engine: Engine, user: AnnotatorInfo) -> None:
         campaign = store.get_campaign(session, name=user.campaign_name)
         latest = store.judgments_frame(session, campaign=campaign.name, latest_only=True)
     queue = adjudication_queue(latest, campaign.scale.values) if len(latest) else pd.DataFrame()
-    if flash := st.session_state.pop(keys.FLASH, None):
-        st.html(caption_html(flash))
-    st.html(caption_html(f"{len(queue)} disagreements wait for a decision."))
+    flash = st.session_state.pop(keys.FLASH, None)  # one line, so nothing below moves
+    st.html(caption_html(f"{len(queue)} disagreements wait for a decision."
+                         + (f" {flash}" if flash else "")))
     if queue.empty:
         st.session_state[_DECIDING] = None
         st.success("No disagreement waits for adjudication.", icon=":material/done_all:")
@@ -143,12 +144,13 @@ def render_adjudication(engine: Engine, user: AnnotatorInfo) -> None:
     with session_scope(engine, readonly=True) as session:
         view = store.pair_by_key(session, campaign=campaign.name, topic=topic, doc=doc)
     st.html(caption_html(f"Votes: {queue['votes'].iat[0]}"))
-    show_pair(view)
+    item = zlib.crc32(f"{topic}\t{doc}".encode())
+    _mount_gate(campaign)
+    show_pair(view, mark=item)
     rows = latest[(latest["topic"] == topic) & (latest["doc"] == doc)]
     comments = [f"{a}: {c}" for a, c in zip(rows["annotator"], rows["comment"], strict=True)
                 if isinstance(c, str) and c]
     st.html(text_html("Comments:\n" + "\n".join(comments) if comments else "No comments."))
-    item = zlib.crc32(f"{topic}\t{doc}".encode())
     columns = st.columns(len(campaign.scale.labels))
     for column, label in zip(columns, campaign.scale.labels, strict=True):
         digit = str(label.value)
@@ -159,6 +161,14 @@ def render_adjudication(engine: Engine, user: AnnotatorInfo) -> None:
 
 
 _DECIDING = "pj_deciding"
+
+
+def _mount_gate(campaign: CampaignInfo) -> None:
+    """The judging pane's gate over the label digits (:mod:`pooljudge.annotate.ui.key_gate`):
+    a held or doubled digit decides once, only for the pair on screen, after the dwell."""
+    digits = {str(lab.value): "adjudicate" for lab in campaign.scale.labels
+              if len(str(lab.value)) == 1 and str(lab.value) not in "cr"}
+    mount_gate(None, min_dwell_ms=campaign.min_dwell_ms, actions=digits)
 
 
 def _on_decide(engine: Engine, user: AnnotatorInfo, topic: str, doc: str, label: int) -> None:

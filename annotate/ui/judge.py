@@ -38,11 +38,12 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 from pooljudge.annotate import store
-from pooljudge.annotate.keymap import KeyMap, label_action
+from pooljudge.annotate.keymap import ACTIONS, KeyMap, label_action
 from pooljudge.annotate.records import AnnotatorInfo, CampaignInfo, JudgmentRecord, PairView
 from pooljudge.annotate.store import DuplicateWrite, TimeLeft, session_scope, time_left
 from pooljudge.annotate.ui import (
     guidelines,
+    judge_prefetch,
     judge_recent,
     judge_stats,
     judge_suggestion,
@@ -50,6 +51,7 @@ from pooljudge.annotate.ui import (
     judge_verdict,
     keys,
 )
+from pooljudge.annotate.ui.faults import storage_faults_shown
 from pooljudge.annotate.ui.key_gate import mount_gate
 from pooljudge.annotate.ui.keyboard import mount_keyboard
 from pooljudge.annotate.ui.passage import show_document
@@ -59,9 +61,7 @@ from pooljudge.annotate.ui.render import (
     label_line,
     legend_html,
     md_escape,
-    pair_part_html,
     text_html,
-    topic_card_html,
 )
 from sqlalchemy import Engine
 
@@ -73,7 +73,7 @@ DISPLAYED = "pj_displayed"
 LOG = logging.getLogger("pooljudge.judging")
 NOT_STORED = ("Not saved: the database could not store it (a full disk or a lost connection). "
               "The document stays on screen: press the key again once it is back.")
-COMMENT_PLACEHOLDER = "Optional comment, saved with the label"
+COMMENT_PLACEHOLDER = "Comment (optional)"  # saved with the label; short: never cut
 
 
 def render(engine: Engine, user: AnnotatorInfo) -> None:
@@ -92,6 +92,14 @@ def render(engine: Engine, user: AnnotatorInfo) -> None:
 @st.fragment
 def _judging(engine: Engine, user: AnnotatorInfo, campaign: CampaignInfo,
              keymap: KeyMap) -> None:
+    """The judging area; a rerun of this fragment alone is outside the router's fault handler,
+    so a lost database shows the same "Not saved" notice here (then a fresh run)."""
+    with storage_faults_shown():
+        _judging_area(engine, user, campaign, keymap)
+
+
+def _judging_area(engine: Engine, user: AnnotatorInfo, campaign: CampaignInfo,
+                  keymap: KeyMap) -> None:
     """The pair, its buttons and the progress (everything a press changes)."""
     state = st.session_state
     if state.get(keys.CURRENT) is None and not state.get(keys.BACK_STEPS):
@@ -112,10 +120,13 @@ def _judging(engine: Engine, user: AnnotatorInfo, campaign: CampaignInfo,
         suggestion = judge_suggestion.read(session, campaign, view)
         others = (store.others_labels(session, annotator_id=user.id, pair_id=view.pair_id)
                   if campaign.show_others_labels and view is not None else [])
+        coming = (None if view is None
+                  else judge_prefetch.forecast(session, engine, user, campaign, view, earlier))
     if not still_in:
         st.rerun(scope="app")
     mount_keyboard(keymap)
-    mount_gate(keymap, min_dwell_ms=campaign.min_dwell_ms)
+    mount_gate(keymap, min_dwell_ms=campaign.min_dwell_ms, coming=coming,
+               swapping=judge_prefetch.swapping_actions(campaign))
     _progress(progress, left, view)
     judge_stats.render_standing(stand, campaign)
     if view is None:
@@ -153,7 +164,8 @@ def _nothing_left(engine: Engine, user: AnnotatorInfo, campaign: CampaignInfo, k
         if flash := st.session_state.pop(keys.FLASH, None):
             st.html(caption_html(flash))
         lines += judge_recent.undo_button(engine, user, campaign, keymap, recent, None)
-    st.html(legend_html(lines + keymap.page_lines(document=False)))
+    st.html(legend_html(lines + keymap.page_lines(document=False),
+                        idle_keys(lines, keymap, campaign)))
     judge_recent.recent_strip(campaign, recent, 0)
 
 
@@ -183,8 +195,7 @@ def _pair(engine: Engine, user: AnnotatorInfo, campaign: CampaignInfo, view: Pai
     terms = judge_terms.terms_in_use(engine, user, campaign, view)
     topic, document = st.columns([1, 2], gap="medium")
     with topic, st.container(border=True):  # few elements: each one costs a browser render
-        st.html(pair_part_html(view.pair_id, "topic", topic_card_html(
-            view.topic_id, view.topic_title, view.topic_description, view.topic_narrative)))
+        st.html(judge_prefetch.topic_part_html(view))
         judge_terms.terms_panel(engine, user, view, terms)
     with document:
         show_document(view, terms.all)
@@ -252,7 +263,27 @@ def _controls(engine: Engine, user: AnnotatorInfo, campaign: CampaignInfo, keyma
                                st.session_state.pop(keys.FLASH, None), keys_html(_hint(keymap)),
                                view.pair_id)
     judge_verdict.reason_box(engine, user.id, campaign, view, _on_label)
-    st.html(legend_html(lines + keymap.page_lines()))
+    st.html(legend_html(lines + keymap.page_lines(), idle_keys(lines, keymap, campaign)))
+
+
+def idle_keys(lines: list[tuple[tuple[str, ...], str]], keymap: KeyMap,
+              campaign: CampaignInfo) -> list[tuple[tuple[str, ...], str]]:
+    """The legend's greyed lines: every button key of the page that does nothing right now
+    (undo before any judgment, forward on new pairs, ...), so the list never changes shape."""
+    shown = {key for keys, _ in lines for key in keys}
+    actions = [*(label_action(lab.value) for lab in campaign.scale.labels),
+               "skip", "forward", "back", "undo", *(("cannot_judge",) if campaign.cannot_judge
+                                                    else ())]
+    return [(keymap.bindings[a], _what(a, campaign)) for a in actions
+            if keymap.bindings.get(a) and not shown & set(keymap.bindings[a])]
+
+
+def _what(action: str, campaign: CampaignInfo) -> str:
+    """What a button action does, as the legend says it."""
+    for lab in campaign.scale.labels:
+        if action == label_action(lab.value):
+            return lab.name
+    return ACTIONS[action]
 
 
 def _placeholder(keymap: KeyMap) -> str:
@@ -292,7 +323,8 @@ def _on_label(engine: Engine, annotator_id: int, view: PairView, label: int | No
                                   label=label, seconds=round(seconds, 3), position=view.position,
                                   comment=comment, expected_version=version,
                                   rationale=rationale, status=status,
-                                  suggested=judge_suggestion.shown(view.pair_id))
+                                  suggested=judge_suggestion.shown(view.pair_id),
+                                  current=claimed)
             following = (store.next_pair(session, annotator_id=annotator_id) if claimed
                          else state.get(keys.CURRENT))
     except DuplicateWrite as exc:  # e.g. written meanwhile in another tab of this annotator
@@ -301,17 +333,26 @@ def _on_label(engine: Engine, annotator_id: int, view: PairView, label: int | No
         state[keys.FLASH] = f"Not saved: {exc}"
         return
     except InputError as exc:  # e.g. the lease ran out and others took the pair meanwhile
+        if isinstance(exc, store.NotCurrent):  # counted in the log, never stored elsewhere
+            LOG.warning("ignored a label for pair %s: %s", view.pair_id, exc)
         state[keys.CURRENT] = None
         state[keys.FLASH] = f"Not saved: {exc}"
         return
     except StorageError:  # disk full, connection lost: the pair stays, the key can be pressed
         state[DISPLAYED] = view.pair_id  # again (the seconds go on counting from its showing)
-        state[keys.FLASH] = NOT_STORED
+        state[keys.FLASH] = not_stored(view)
         return
     state[keys.BACK_STEPS] = 0
     state[keys.CURRENT] = following
     state[keys.FLASH] = (f"Saved label {label} for the previous document." if label is not None
                          else "Saved \"I can't judge this\" for the previous document.")
+
+
+def not_stored(view: PairView) -> str:
+    """The message of a write that failed, naming the pair put back on screen (the pane may
+    already have shown the next one: it shows this pair again)."""
+    return NOT_STORED.replace("Not saved:", f"Not saved (topic {view.topic_id}, document "
+                              f"{view.doc_id}):", 1)
 
 
 def _on_skip(engine: Engine, annotator_id: int, pair_id: int) -> None:
@@ -327,7 +368,7 @@ def _on_skip(engine: Engine, annotator_id: int, pair_id: int) -> None:
         state[keys.CURRENT] = None
     except StorageError:
         state[DISPLAYED] = pair_id
-        state[keys.FLASH] = NOT_STORED
+        state[keys.FLASH] = NOT_STORED.replace("Not saved:", "Not skipped:", 1)
 
 
 def _is_displayed(pair_id: int, action: str) -> bool:

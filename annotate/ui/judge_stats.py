@@ -57,7 +57,8 @@ def standing_html(stand: Standing, campaign: CampaignInfo) -> str:
     if sum(stand.labels.values()):
         shares = stand.shares
         names = {lab.value: lab.name for lab in campaign.scale.labels}
-        pieces.append(f"your last {stand.window}: " + ", ".join(
+        unit = "pair" if stand.window == 1 else "pairs"
+        pieces.append(f"your last {stand.window} {unit}: " + ", ".join(
             f"{names[v]} {shares[v]:.0%}" for v in campaign.scale.values))
     pieces.append(f"{stand.pairs_left} pairs left for you")
     body = " · ".join(html.escape(p, quote=True) for p in pieces)

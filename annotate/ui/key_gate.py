@@ -17,6 +17,11 @@ button through only when:
 - for a label, the pair has been settled for at least ``min_dwell_ms`` (the campaign's
   setting); a press sooner shows a quiet hint and does nothing.
 
+An admitted label or skip puts the forecast next pair (``next``, from
+:mod:`pooljudge.annotate.ui.judge_prefetch`) on screen at once: its topic card and document
+replace the answered pair's, the buttons are dimmed (body class ``pj-swapped``) until the run
+draws the pair actually claimed, and the dwell counts from the swap.
+
 While the parts name different pairs the body carries the class ``pj-settling`` (set in the
 mutation observer's callback, before the browser can paint the change), which hides them (CSS
 in :mod:`pooljudge.annotate.ui.render`): a screen never mixes two pairs. Every refusal is
@@ -66,11 +71,55 @@ function settledPair() {
   return ids.size === 1 && whole ? ids.values().next().value : null;
 }
 
+// Pair ids named by the parts (topic, document) and by the action buttons.
+function named() {
+  const parts = new Set(Array.from(document.querySelectorAll("[data-pj-pair]"),
+                                   (el) => el.getAttribute("data-pj-pair")));
+  const buttons = new Set();
+  document.querySelectorAll('[class*="st-key-"]').forEach((el) => {
+    const m = BUTTON.exec(el.className);
+    if (m) buttons.add(m[2]);
+  });
+  return { parts, buttons };
+}
+
+// After a swap the parts show the forecast while the buttons still belong to the pair answered
+// (dimmed, and no key acts until the run is over): that is the one expected disagreement.
+function stillSwapped(gate) {
+  if (!gate.swapped) return false;
+  const { parts, buttons } = named();
+  const same = (set, id) => set.size === 1 && set.has(id);
+  if (same(parts, gate.swapped.to) && (buttons.size === 0 || same(buttons, gate.swapped.from))) {
+    return true;
+  }
+  gate.swapped = null;
+  document.body.classList.remove("pj-swapped");
+  return false;
+}
+
+// Put the forecast next pair on screen in place of the pair just answered.
+function swap(gate, action) {
+  const next = gate.next;
+  if (!next || !gate.swapping.includes(action) || next.pair === gate.shown) return;
+  const topic = document.querySelector('[data-pj-part="topic"]');
+  const doc = document.querySelector('[data-pj-part="document"]');
+  if (!topic || !doc) return;
+  gate.swapped = { from: gate.shown, to: next.pair, at: performance.now() };
+  document.body.classList.add("pj-swapped");
+  topic.outerHTML = next.topic;
+  doc.outerHTML = next.document;
+  gate.shown = next.pair;
+  gate.shownAt = performance.now();
+  gate.swaps += 1;
+}
+
 function check() {
   const gate = window.__pooljudgeGate;
   gate.checking = false;
-  const pair = settledPair();
-  const mixed = pair === null && document.querySelectorAll("[data-pj-pair]").length > 0;
+  const swapped = stillSwapped(gate);
+  const pair = swapped ? null : settledPair();
+  const mixed = !swapped && pair === null
+    && document.querySelectorAll("[data-pj-pair]").length > 0;
   if (document.body.classList.contains("__SETTLING__") !== mixed) {
     document.body.classList.toggle("__SETTLING__", mixed);
   }
@@ -134,6 +183,7 @@ function admit(event, action, { repeat, key }) {
   gate.sawRunning = false;
   gate.pendingAt = performance.now();
   gate.admitted.push({ action, pair, at: performance.now() });
+  swap(gate, action);
   return true;
 }
 
@@ -157,10 +207,13 @@ export default function (component) {
   const gate = (window.__pooljudgeGate ??= {
     keys: {}, minDwell: 0, shown: null, shownAt: 0, pending: false, sawRunning: false,
     pendingAt: 0, refused: {}, admitted: [], handlers: null, mounts: 0, checking: false,
+    next: null, swapping: [], swapped: null, swaps: 0,
   });
   const data = component.data || {};
   gate.keys = data.keys || {};
   gate.minDwell = Number(data.min_dwell_ms) || 0;
+  gate.next = data.next || null;
+  gate.swapping = data.swapping || [];
   const mount = ++gate.mounts;
   if (!gate.handlers) {
     gate.handlers = { down: onKeyDown, click: onClick, observer: new MutationObserver(check) };
@@ -178,7 +231,7 @@ export default function (component) {
     window.removeEventListener("click", gate.handlers.click, true);
     gate.handlers.observer.disconnect();
     gate.handlers = null;
-    document.body.classList.remove("__SETTLING__");
+    document.body.classList.remove("__SETTLING__", "pj-swapped");
   };
 }
 """.replace("__SETTLING__", SETTLING)
@@ -190,10 +243,13 @@ def _component():
     return st.components.v2.component("pooljudge_key_gate", js=_JS)
 
 
-def mount_gate(keymap: KeyMap, *, min_dwell_ms: int, actions: dict[str, str] | None = None
-               ) -> None:
+def mount_gate(keymap: KeyMap | None, *, min_dwell_ms: int, actions: dict[str, str] | None = None,
+               coming: dict | None = None, swapping: list[str] = ()) -> None:
     """Mount the gate (an invisible element) over ``keymap``'s action keys (or ``actions``:
-    the browser's key name -> action, for a pane with keys of its own), with the dwell."""
-    keys = keymap.action_keys() if actions is None else actions
-    _component()(key=GATE_KEY, data={"keys": keys, "min_dwell_ms": int(min_dwell_ms)},
-                 width="stretch", height="content")
+    the browser's key name -> action, for a pane with keys of its own), with the dwell;
+    ``coming`` is the forecast next pair that an admitted action of ``swapping`` puts on screen
+    at once (:mod:`pooljudge.annotate.ui.judge_prefetch`)."""
+    keys = actions if actions is not None else keymap.action_keys() if keymap else {}
+    data = {"keys": keys, "min_dwell_ms": int(min_dwell_ms), "next": coming,
+            "swapping": list(swapping)}
+    _component()(key=GATE_KEY, data=data, width="stretch", height="content")

@@ -89,14 +89,17 @@ def document_panel_html(view: PairView, terms: Iterable[str]) -> str:
     return caption_panel_html(view) + frame_html(view, terms)
 
 
-def show_document(view: PairView, terms: Iterable[str], *, split: bool = False) -> None:
-    """Draw :func:`document_panel_html` (``split``: the caption and the frame as two elements);
-    for a passage, mount the script that scrolls the frame to it (an invisible element)."""
+def show_document(view: PairView, terms: Iterable[str], *, split: bool = False,
+                  mark: int | None = None) -> None:
+    """Draw :func:`document_panel_html` (``split``: the caption and the frame as two elements),
+    marked as the document part of pair ``mark`` (default: the view's pair id); for a passage,
+    mount the script that scrolls the frame to it (an invisible element)."""
+    pair = view.pair_id if mark is None else mark  # the id the pane's buttons carry
     if split:
-        st.html(pair_part_html(view.pair_id, "document", caption_panel_html(view)))
-        st.html(pair_part_html(view.pair_id, "document", frame_html(view, terms)))
+        st.html(pair_part_html(pair, "document", caption_panel_html(view)))
+        st.html(pair_part_html(pair, "document", frame_html(view, terms)))
     else:
-        st.html(pair_part_html(view.pair_id, "document", document_panel_html(view, terms)))
+        st.html(pair_part_html(pair, "document", document_panel_html(view, terms)))
     if view.passage is not None:
         _component()(key=PASSAGE_SCROLL, data={"pair": view.pair_id}, width="stretch",
                      height="content")

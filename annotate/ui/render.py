@@ -73,6 +73,8 @@ STYLE = f"""<style>
   overflow: hidden; }}
 body.{SETTLING} [data-pj-pair], body.{SETTLING} [class*="st-key-label_"],
 body.{SETTLING} [class*="st-key-adjudicate_"] {{ visibility: hidden; }}
+body.pj-swapped [class*="st-key-label_"], body.pj-swapped [class*="st-key-skip_"],
+body.pj-swapped [class*="st-key-back_"] {{ opacity: .45; }}
 .pj-narrative {{ margin-top: .5rem; }} .pj-narrative summary {{ cursor: pointer; opacity: .8; }}
 #pj-gate-hint {{ position: fixed; left: 50%; bottom: 1rem; transform: translateX(-50%);
   padding: .3rem .8rem; border-radius: .4rem; background: rgba(49,51,63,.85); color: #fff;
@@ -86,6 +88,7 @@ body.{SETTLING} [class*="st-key-adjudicate_"] {{ visibility: hidden; }}
   box-shadow: 0 .4rem 1.2rem rgba(0,0,0,.18); font-size: .9rem; line-height: 1.6; }}
 body.pj-legend-open .pj-legend {{ display: block; }}
 .pj-legend-title {{ font-weight: 600; margin-bottom: .3rem; }}
+.pj-legend-idle {{ opacity: .45; }}
 .pj-legend b {{ display: inline-block; min-width: 1.4em; padding: 0 .35em; margin-right: .15em;
   border: 1px solid rgba(49,51,63,.3); border-radius: .25rem; font-family: ui-monospace,
   monospace; font-size: .82rem; text-align: center; }}
@@ -235,13 +238,18 @@ def keys_html(shortcuts: Iterable[tuple[str, str]]) -> str:
     return f'<div class="pj-caption pj-keys">Keys: {items}</div>'
 
 
-def legend_html(lines: Iterable[tuple[Iterable[str], str]]) -> str:
-    """The key legend: one line per (keys, what they do), each key in bold; all escaped (label
-    names come from uploads). Hidden until ``<body>`` has the class ``pj-legend-open``."""
-    rows = "".join(
-        '<div class="pj-legend-row">'
-        + " / ".join(f"<b>{html.escape(key, quote=True)}</b>" for key in keys)
-        + f" {html.escape(what, quote=True)}</div>" for keys, what in lines)
+def legend_html(lines: Iterable[tuple[Iterable[str], str]],
+                idle: Iterable[tuple[Iterable[str], str]] = ()) -> str:
+    """The key legend: one line per (keys, what they do), each key in bold, then the ``idle``
+    lines greyed (keys that do nothing here and now: the list never changes with context); all
+    escaped (label names come from uploads). Hidden until ``<body>`` has the class
+    ``pj-legend-open``."""
+    def row(keys: Iterable[str], what: str, css: str) -> str:
+        return (f'<div class="{css}">'
+                + " / ".join(f"<b>{html.escape(key, quote=True)}</b>" for key in keys)
+                + f" {html.escape(what, quote=True)}</div>")
+    rows = "".join(row(keys, what, "pj-legend-row") for keys, what in lines) + "".join(
+        row(keys, what, "pj-legend-row pj-legend-idle") for keys, what in idle)
     return f'<div class="pj-legend"><div class="pj-legend-title">Keys</div>{rows}</div>'
 
 

@@ -60,7 +60,7 @@ class _ListMeasures(argparse.Action):
 
 def register(subparsers: Subcommands) -> None:
     parser = subparsers.add_parser("eval", help=HELP, description=HELP)
-    add_qrels_runs(parser)
+    add_qrels_runs(parser, dataset=True)
     parser.add_argument("--list-measures", action=_ListMeasures, nargs="?", metavar="NAME",
                         help="print every measure (or NAME's: P, P@10, P_10) with its "
                              "parameters, summary and trec_eval names, then exit")
@@ -132,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
     ks = cutoffs(measures) if groups is None else []
 
     def seen(result: RunResult) -> None:
-        _warn_about(result, computed)
+        _warn_about(result, measures)
         bar.update(1)
 
     try:
@@ -233,20 +233,20 @@ def _score_units(args: argparse.Namespace, source: object, measures: Sequence,
 
 
 def _warn_about(result, measures: Sequence) -> None:
-    """Warnings about topics only in the run and topics where the run returned fewer than k."""
+    """Warnings about topics only in the run and topics where the run returned fewer than k
+    (k of the ``measures`` asked for, not of the table's added coverage column)."""
     import numpy as np
+
+    from pooljudge.metrics.returned import short_warning
     if result.run_only_topics:
         warn("eval", f"{result.name}: {result.run_only_topics} topic(s) only in the run, not in "
              "the qrels: ignored")
     missing = int((result.returned == 0).sum())
     if missing:
         warn("eval", f"{result.name}: {missing} qrels topic(s) missing from the run score 0")
-    cutoffs = [int(m.cutoff) for m in measures if isinstance(m.cutoff, int)]
-    if cutoffs:
-        k = max(cutoffs)
-        short = int(((result.returned > 0) & (result.returned < k)).sum())
-        if short:
-            warn("eval", f"{result.name}: fewer than {k} documents returned for {short} topic(s)")
+    short = short_warning(result, measures)
+    if short:
+        warn("eval", short)
     for measure in measures:
         never = int(np.isnan(result.values[measure]).sum()) if measure.name == "RecallDepth" else 0
         if never:

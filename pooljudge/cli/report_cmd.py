@@ -51,7 +51,7 @@ HELP = "write a self-contained HTML evaluation report (scores, unjudged rates, b
 
 def register(subparsers: Subcommands) -> None:
     parser = subparsers.add_parser("report", help=HELP, description=summary(__doc__))
-    add_qrels_runs(parser)
+    add_qrels_runs(parser, dataset=True)
     add_dataset_option(parser, "qrels (every positional is then a run)")
     add_measure_option(parser, DEFAULT_MEASURES)
     parser.add_argument("--pool-depth", type=positive_int(MAX_DEPTH), metavar="K",

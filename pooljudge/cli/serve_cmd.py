@@ -138,6 +138,8 @@ def run_streamlit(command: list[str], env: dict[str, str]) -> int:
     relay.join(timeout=1)
     if received and status in (0, -signal.SIGTERM, -signal.SIGINT, -signal.SIGKILL):
         return 0
+    if signal.SIGINT in received and status == 1:  # Ctrl-C during Streamlit's start: click's
+        return 0  # "Aborted!" and exit 1 is the stop asked for, not a failure
     return status if status >= 0 else 128 - status
 
 

@@ -287,7 +287,9 @@ def test_printed_links_log_in_the_three_demo_people(demo: DemoRun, demo_engine) 
         (role, name, url.removeprefix("http://127.0.0.1:8501")) for role, name, url, _ in links]
 
 
-def test_second_run_reuses_the_demo(demo: DemoRun, capsys: pytest.CaptureFixture) -> None:
+def test_second_run_reuses_the_demo(demo: DemoRun, capsys: pytest.CaptureFixture,
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(demo.folder.parent)  # the next commands name pooljudge relative to here
     database = demo.folder / "demo.db"
     stamp = database.stat().st_mtime_ns
     assert main(["demo", "--dir", str(demo.folder), "--no-serve"]) == 0

@@ -114,7 +114,7 @@ def test_the_judging_page_figures_equal_the_admin_ones(engine, campaign) -> None
     full = _standing(engine, name, ids["bob"])
     assert full.judged_today == admin["judged_today"] == 3
     assert full.median_seconds == admin["median_seconds"] == 2.5
-    assert full.labels == {0: 4, 1: 3} and full.window == 9
+    assert full.labels == {0: 4, 1: 3} and full.window == 7  # pairs, not versions
     assert full.shares == pytest.approx({0: 4 / 7, 1: 3 / 7})
     assert _standing(engine, name, ids["cy"]) == type(full)(0, 0, None, {0: 0, 1: 0}, 0, 8)
 

@@ -44,6 +44,7 @@ class App:
 
     def campaign(self, *, docs: pd.DataFrame | None = None, overlap: int = 1, topics: int = 1,
                  people: tuple[tuple[str, str], ...] = (("ann", "annotator"),),
+                 min_dwell_ms: int = 300, cannot_judge: bool = False
                  ) -> tuple[str, dict[str, str]]:
         """A fresh binary campaign over ``docs`` (six plain documents by default) for
         ``topics`` topics, pooled in document order; returns its name and tokens by person."""
@@ -62,7 +63,8 @@ class App:
                             columns=["topic", "doc", "order", "best_rank", "runs"])
         with session_scope(self.engine) as session:
             store.create_campaign(session, name=name, scale=LabelScale.binary(), overlap=overlap,
-                                  topics=topic_frame, documents=docs, pool=pool)
+                                  topics=topic_frame, documents=docs, pool=pool,
+                                  min_dwell_ms=min_dwell_ms, cannot_judge=cannot_judge)
             tokens = {person: store.add_annotator(session, campaign=name, name=person, role=role)
                       for person, role in people}
         return name, tokens

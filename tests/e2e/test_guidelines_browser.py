@@ -63,7 +63,7 @@ def test_enter_acknowledges_the_guidelines_then_pairs_and_figures_appear(app, la
     wait_idle(page)
     panel = _panel(page)
     assert panel.startswith("Where I stand: 2 judged today · median ")
-    assert "your last 2: Not relevant 50%, Relevant 50%" in panel
+    assert "your last 2 pairs: Not relevant 50%, Relevant 50%" in panel
     assert panel.endswith("4 pairs left for you")
     assert app.judgments(campaign)["label"].tolist() == [1, 0]
 

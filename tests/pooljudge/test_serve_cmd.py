@@ -7,6 +7,7 @@ opened (and migrated) by ``serve`` itself before Streamlit would start.
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -26,11 +27,12 @@ class _FakeChild:
 
     status = 0
 
-    def __init__(self, command, *, env, preexec_fn, calls) -> None:
+    def __init__(self, command, *, env, preexec_fn, stdout, calls) -> None:
         calls.append((command, env))
         self.preexec_fn = preexec_fn
+        self.stdout = io.BytesIO()  # serve relays the child's output: here, none
 
-    def wait(self) -> int:
+    def wait(self, timeout: float | None = None) -> int:
         return self.status
 
     def send_signal(self, _signum) -> None:
@@ -46,7 +48,8 @@ def launched(monkeypatch) -> list[tuple[list[str], dict[str, str]]]:
         return _FakeChild(command, calls=calls, **kwargs)
 
     # Only serve_cmd's view of the module is replaced: the tests still run real processes.
-    monkeypatch.setattr(serve_cmd, "subprocess", SimpleNamespace(Popen=popen))
+    monkeypatch.setattr(serve_cmd, "subprocess", SimpleNamespace(
+        Popen=popen, PIPE=subprocess.PIPE, TimeoutExpired=subprocess.TimeoutExpired))
     monkeypatch.delenv("POOLJUDGE_DB", raising=False)
     monkeypatch.delenv("POOLJUDGE_POOL_SIZE", raising=False)
     return calls

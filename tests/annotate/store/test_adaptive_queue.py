@@ -253,3 +253,14 @@ def test_a_withdrawn_or_cannot_judge_vote_leaves_the_pair_unjudged_for_the_polic
     assert state.absorb([(1, 11, 2, None)]) and state.judged == {("t", "d1"): 1}
     assert state.absorb([(1, 10, 2, None)]) and state.judged == {}  # nobody's label stands
     assert not state.absorb([(1, 10, 2, None)])                       # idempotent
+
+
+def test_an_adaptive_order_makes_no_forecast(engine):
+    """The policy re-ranks the queue at claim time: store.peek_next_pair makes no forecast."""
+    from pooljudge.annotate.store import next_pair, peek_next_pair
+
+    _, (ann,) = _create(engine, build_pool(_runs(6), 12), "maxmean")
+    with session_scope(engine) as session:
+        held = next_pair(session, annotator_id=ann)
+    with session_scope(engine, readonly=True) as session:
+        assert peek_next_pair(session, annotator_id=ann, held_pair_id=held.pair_id) is None

@@ -149,6 +149,30 @@ def test_a_second_tab_shares_the_claim_and_a_judged_pair_is_refused(engine, make
     assert frame[["pair", "version"]].values.tolist() == [[first.pair_id, 1]]
 
 
+def test_a_label_for_a_pair_other_than_the_one_held_is_refused(engine, make_campaign) -> None:
+    """The judging page's write (``current=True``): only the pair the annotator holds; a label
+    naming another pair (one never shown, or shown before) writes nothing, on both backends."""
+    name = make_campaign(overlap=2, n_topics=1, n_docs=3)
+    with session_scope(engine) as session:
+        store.add_annotator(session, campaign=name, name="ann")
+        ann = store.annotator_id(session, campaign=name, name="ann")
+    with session_scope(engine) as session:
+        held = store.next_pair(session, annotator_id=ann)
+        other = store.peek_next_pair(session, annotator_id=ann, held_pair_id=held.pair_id)
+    assert other is not None and other.pair_id != held.pair_id
+    with (pytest.raises(store.NotCurrent, match="not the pair you hold now"),
+          session_scope(engine) as session):
+        store.record_judgment(session, annotator_id=ann, pair_id=other.pair_id, label=1,
+                              expected_version=1, current=True)
+    with session_scope(engine) as session:
+        assert _judgments(session, name).empty
+        assert store.next_pair(session, annotator_id=ann).pair_id == held.pair_id  # still held
+        store.record_judgment(session, annotator_id=ann, pair_id=held.pair_id, label=1,
+                              expected_version=1, current=True)
+        assert _judgments(session, name)[["pair", "version"]].values.tolist() == [
+            [held.pair_id, 1]]
+
+
 @pytest.mark.postgres
 def test_a_claim_waiting_for_another_tabs_claim_shares_it(pg_url, collection) -> None:
     """Tab 2 asks while tab 1's claim is not yet committed: it waits, then returns the same

@@ -151,17 +151,27 @@ class _HtmlReader(HTMLParser):
         self.allowed, self.found, self.shown = allowed, [], []
 
     def handle_starttag(self, tag, attrs):
-        if tag not in self.allowed or any(name != "class" for name, _ in attrs):
+        if tag not in self.allowed or not all(_own_attribute(n, v) for n, v in attrs):
             self.found.append(f"<{tag} {attrs}>")
 
     def handle_data(self, data):
         self.shown.append(data)
 
 
-def render_html(source: str, allowed: frozenset[str] = frozenset({"div", "b", "mark"})
+def _own_attribute(name: str, value: str | None) -> bool:
+    """The attributes the app itself writes: a class, ``open`` on the narrative's details, and
+    the judging pane's pair marks (a pair id and a part name, never text from an upload)."""
+    return (name == "class" or (name == "open" and value is None)
+            or (name == "data-pj-part" and value in ("topic", "document"))
+            or (name == "data-pj-pair" and value is not None and value.isdigit()))
+
+
+def render_html(source: str,
+                allowed: frozenset[str] = frozenset({"div", "b", "mark", "details", "summary"})
                 ) -> Rendered:
-    """``source`` as a browser parses it: any tag but ``allowed`` ones (with a class at most)
-    is an element found; the text is what is shown (style sheets left out)."""
+    """``source`` as a browser parses it: any tag but ``allowed`` ones (with the app's own
+    attributes at most, :func:`_own_attribute`) is an element found; the text is what is shown
+    (style sheets left out)."""
     if source.lstrip().startswith("<style>"):
         source = source.split("</style>", 1)[1]
     reader = _HtmlReader(allowed)

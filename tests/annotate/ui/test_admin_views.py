@@ -357,8 +357,9 @@ def test_an_adjudicator_decides_the_remaining_disagreement(db, tokens, open_page
     assert decided[["annotator", "topic", "doc", "label", "source"]].to_numpy().tolist() == [
         ["referee", "7", "d2", 1, "human"], ["referee", "7", "d3", 0, "human"]]
     html = [h.value for h in at.get("html")]
-    assert '<div class="pj-caption">Decided 0 for topic 7, document d3.</div>' in html
-    assert '<div class="pj-caption">0 disagreements wait for a decision.</div>' in html
+    # one status line (so nothing below it moves when a decision adds its confirmation)
+    assert ('<div class="pj-caption">0 disagreements wait for a decision. Decided 0 for topic 7, '
+            'document d3.</div>') in html
     assert "No disagreement waits" in at.success[0].value and not at.button
 
 

@@ -272,6 +272,13 @@ def _legend(at: AppTest) -> list[tuple[tuple[str, ...], str]]:
     return [(tuple(re.findall(r"<b>(.*?)</b>", row)), row.rsplit("</b> ", 1)[1]) for row in rows]
 
 
+def _idle(at: AppTest) -> list[str]:
+    """Keys of the legend's greyed lines (they do nothing in this state)."""
+    (legend,) = [h.value for h in at.get("html") if 'class="pj-legend"' in h.value]
+    rows = re.findall(r'<div class="pj-legend-row pj-legend-idle">(.*?)</div>', legend)
+    return [key for row in rows for key in re.findall(r"<b>(.*?)</b>", row)]
+
+
 def _bound(at: AppTest) -> list[str]:
     return [b.proto.shortcut for b in at.button if b.proto.shortcut]
 
@@ -302,6 +309,21 @@ def test_the_legend_lists_exactly_the_keys_bound_in_each_state(make, open_page) 
                                (("?",), "show or hide this list of keys")]
 
 
+def test_the_legend_shows_every_button_key_in_every_state_greyed_where_idle(make,
+                                                                           open_page) -> None:
+    """The list never changes shape: a key that does nothing now is listed, greyed."""
+    every = {"0", "1", "s", "n", "b", "u"}
+    at = open_page(make()["ann"])
+    assert set(_idle(at)) == {"n", "u"} and set(_bound(at)) | set(_idle(at)) == every
+    _press_label(at, 1)
+    at.button(key=keys.back_key(at.session_state[keys.CURRENT].pair_id)).click().run()
+    assert set(_idle(at)) == {"s"} and set(_bound(at)) | set(_idle(at)) == every
+    at.button(key=keys.FORWARD).click().run()
+    for _ in range(4):
+        _press_label(at, 0)
+    assert set(_idle(at)) == {"0", "1", "s", "n"} and set(_bound(at)) | set(_idle(at)) == every
+
+
 @pytest.mark.parametrize("action", ["label", "skip"])
 def test_a_database_fault_keeps_the_pair_and_says_nothing_was_stored(db, make, open_page,
                                                                       monkeypatch, action):
@@ -322,7 +344,9 @@ def test_a_database_fault_keeps_the_pair_and_says_nothing_was_stored(db, make, o
     at.button(key=button).click().run()
     assert not at.exception
     assert _doc(at) == _shown_doc(at) == "d1"
-    assert any(NOT_STORED in h.value for h in at.get("html"))
+    said = (f"Not saved (topic {at.session_state[keys.CURRENT].topic_id}, document d1):"
+            if action == "label" else "Not skipped:")
+    assert any(NOT_STORED.replace("Not saved:", said, 1) in h.value for h in at.get("html"))
     assert _judgments(db).empty
     monkeypatch.setattr(store, name, real)  # the disk has room again: the same key works
     at.button(key=button).click().run()

@@ -134,7 +134,7 @@ def test_the_adjudication_panels_mark_the_passage_too(inert):
     assert not at.exception
     shown = [h.value for h in at.get("html")]
     assert '<div class="pj-caption pj-doc-id pj-passage-caption">Judge the marked passage ' \
-           '(chars 17–36 of document D)</div>' in shown
+           '(chars 17–36 of document D)</div>' in "".join(shown)
     frame = next(h for h in shown if "pj-doc-body" in h)
     assert _inside(frame) == ["The <mark>widget</mark> passage."]
     assert "&lt;i&gt;x&lt;/i&gt;" in frame and inert.html(frame).elements == ()

@@ -58,7 +58,7 @@ def test_the_panel_follows_each_judgment(app_db, tokens, open_page, inert) -> No
     head, *pieces = shown.text.split(" · ")
     assert head == "Where I stand: 2 judged today"
     assert pieces[0].startswith("median ") and pieces[0].endswith(" s per pair")
-    assert pieces[1:] == ["your last 2: <b>No</b> 50%, [Yes](http://evil.example) 50%",
+    assert pieces[1:] == ["your last 2 pairs: <b>No</b> 50%, [Yes](http://evil.example) 50%",
                           "2 pairs left for you"]
 
 
@@ -68,7 +68,7 @@ def test_the_panel_counts_only_todays_latest_labels(app_db, tokens, open_page, i
     at = open_page(tokens["ann"])
     assert inert.html(_panel(at)).text == (
         "Where I stand: 1 judged today · median 6.0 s per pair · "
-        "your last 2: <b>No</b> 0%, [Yes](http://evil.example) 100% · 2 pairs left for you")
+        "your last 2 pairs: <b>No</b> 0%, [Yes](http://evil.example) 100% · 2 pairs left for you")
 
 
 def test_the_judge_page_and_the_overview_show_the_same_time_left(app_db, tokens,
