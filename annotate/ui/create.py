@@ -131,6 +131,7 @@ def scale_from_table(table: pd.DataFrame) -> LabelScale:
 
 def render_create(engine: Engine) -> None:
     """The page. One message area at its top: the last creation's links, or the last error."""
+    st.title("New campaign")
     messages = st.empty()
     if done := st.session_state.get(keys.NEW_LINKS):
         name, links = done

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 from pathlib import Path
 from typing import IO
 
 from pooljudge.errors import InputError, UsageError
 
-__all__ = ["DEFAULT_MAX_LINE", "MAX_LINE_ENV", "LineCap", "check_input_kind",
+__all__ = ["DEFAULT_MAX_LINE", "MAX_LINE_ENV", "LineCap", "check_input_kind", "copy_stdin",
            "max_line_bytes", "open_input"]
 
 MAX_LINE_ENV = "POOLJUDGE_MAX_LINE_BYTES"
@@ -168,3 +169,22 @@ def open_input(path: str | os.PathLike[str], *, gunzip: bool = True) -> CappedRe
             import gzip
             handle = gzip.GzipFile(fileobj=handle, mode="rb")
     return CappedReader(handle, LineCap(path), gzipped=gzipped)
+
+
+def copy_stdin(target: Path, name: str) -> None:
+    """Standard input (gunzipped as read when it starts with gzip's magic) copied to
+    ``target`` a megabyte at a time through the line cap, so input without end (``< /dev/zero``)
+    is refused as ``name:1: line longer than N bytes`` with memory and disk bounded."""
+    import gzip
+    import shutil
+    import zlib
+
+
+    source = sys.stdin.buffer
+    if source.peek(2)[:2] == b"\x1f\x8b":
+        source = gzip.GzipFile(fileobj=source, mode="rb")
+    with open(target, "wb") as out:
+        try:
+            shutil.copyfileobj(CappedReader(source, LineCap(name)), out, 1 << 20)
+        except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+            raise InputError(f"not a readable gzip stream ({exc})", path=name) from None
