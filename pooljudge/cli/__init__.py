@@ -37,6 +37,7 @@ COMMANDS: dict[str, str] = {
     "campaigns": "campaign_cmd",
     "judgments": "judgments_cmd",
     "simulate": "simulate_cmd",
+    "review-simulate": "simulate_review_cmd",
     "agree": "agree_cmd",
     "export": "export_cmd",
     "adjudication": "export_cmd",
