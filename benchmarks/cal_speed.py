@@ -23,7 +23,6 @@ import statistics
 import time
 
 import numpy as np
-
 from pooljudge.pooling.cal import CalRanker, collection_features
 
 TOPIC = "hypersonic shock wave boundary layer transition"
@@ -48,9 +47,9 @@ def generate(n_docs: int, seed: int = 0) -> tuple[list[str], np.ndarray]:
 
 def baseline_round(texts: list[str], judged: np.ndarray, labels: np.ndarray) -> np.ndarray:
     """Plain scikit-learn, refit from scratch: the whole ranking of every document."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import make_pipeline
-    from sklearn.feature_extraction.text import TfidfVectorizer
 
     model = make_pipeline(TfidfVectorizer(), LogisticRegression())
     model.fit([TOPIC] + [texts[i] for i in judged], np.concatenate([[1], labels]))

@@ -69,7 +69,7 @@ def hypergeometric_p(labels: np.ndarray, n_docs: int, target: float = 0.95) -> f
     r_n = r - k_n seen before it, H0 needs at least K_n = floor(r / τ) + 1 - r_n relevant
     documents in the urn (total relevant ≥ floor(r/τ) + 1 ⇔ recall r/total < τ), and
 
-        p_n = P(X ≤ k_n),   X ~ Hypergeometric(N_n, K_n, n)     (scipy: hypergeom.cdf(k_n, N_n, K_n, n))
+        p_n = P(X ≤ k_n),   X ~ Hypergeometric(N_n, K_n, n)   (hypergeom.cdf(k_n, N_n, K_n, n))
 
     p = min_n p_n. Edge cases: no judgments → 1.0; K_n > N_n (the urn cannot hold that many
     relevant documents, H0 impossible) → p_n = 0. The test is exact when the sample is a

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from pooljudge.pooling.cal import CalRanker, batch_sizes, collection_features, replay
 
 from pooljudge.errors import UsageError
-from pooljudge.pooling.cal import CalRanker, batch_sizes, collection_features, replay
 
 
 def generated(n_docs: int, n_relevant: int, seed: int = 0) -> tuple[list[str], np.ndarray]:
@@ -19,7 +19,7 @@ def generated(n_docs: int, n_relevant: int, seed: int = 0) -> tuple[list[str], n
     for rel in truth:
         words = list(rng.choice(filler, 40))
         if rel:
-            words += list(rng.choice(topical, 4)) + ["shock"]
+            words += [*rng.choice(topical, 4), "shock"]
         elif rng.random() < 0.05:
             words += list(rng.choice(topical, 1))
         texts.append(" ".join(words))

@@ -6,10 +6,10 @@ import math
 
 import numpy as np
 import pytest
+from pooljudge.pooling.stopping import hypergeometric_p, knee_stop, target_sample_size
 from scipy.stats import hypergeom
 
 from pooljudge.errors import UsageError
-from pooljudge.pooling.stopping import hypergeometric_p, knee_stop, target_sample_size
 
 
 def brute_force_p(labels: list[int], n_docs: int, target: float) -> float:
