@@ -91,6 +91,10 @@ def review_table(qrels: pd.DataFrame, documents: pd.DataFrame, topics: pd.DataFr
     if unknown:
         raise UsageError(f"{args.qrels}: {len(unknown)} relevant documents are not in --docs, "
                          f"first {unknown[0]}")
+    missing = sorted(set(relevant["topic"]) - set(topics["id"]))
+    if missing:
+        warn(NAME, f"{len(missing)} topic(s) of QRELS are not in --topics and are not "
+                   f"replayed, first {missing[0]}")
     text = (documents["title"].fillna("") + " " + documents["text"].fillna("")).tolist()
     topic_text = (topics["title"].fillna("") + " " + topics["description"].fillna("")).tolist()
     features, topic_features = collection_features(text, topic_text)

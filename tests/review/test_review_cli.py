@@ -105,3 +105,13 @@ def test_relevant_document_missing_from_docs(tmp_path, capsys):
     qrels.write_text(qrels.read_text() + "1 0 nowhere 1\n")
     status = main(["review-simulate", str(qrels), "--docs", str(docs), "--topics", str(topics)])
     assert status == 2 and "nowhere" in capsys.readouterr().err
+
+
+def test_qrels_topic_missing_from_topics_is_a_warning(tmp_path, capsys):
+    qrels, docs, topics = write_collection(tmp_path, n_docs=300, topics=1)
+    qrels.write_text(qrels.read_text() + "77 0 d1 1\n")
+    assert main(["review-simulate", str(qrels), "--docs", str(docs), "--topics",
+                 str(topics), "--format", "tsv"]) == 0
+    out = capsys.readouterr()
+    assert "1 topic(s) of QRELS are not in --topics" in out.err and "first 77" in out.err
+    assert [line.split("\t")[0] for line in out.out.splitlines()] == ["topic", "1"]
