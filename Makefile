@@ -5,7 +5,8 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 # `make demo` installs only what serving needs (no test chain); `make test` adds the extras
 APP_STAMP := $(VENV)/.installed-app
-# a regular (not editable) install for import-linter, which needs pooljudge.metrics inside pooljudge/
+# a regular (not editable) install for import-linter and mypy, which need pooljudge.metrics inside
+# pooljudge/ (neither follows the editable finder)
 LINT_SITE := .lint-site
 
 .PHONY: test demo lint install bench clean docs
@@ -29,6 +30,8 @@ test: $(STAMP)
 	rm -rf $(LINT_SITE)
 	$(BIN)/python -m pip install --quiet --no-deps --target $(LINT_SITE) .
 	cd $(LINT_SITE) && PYTHONPATH=. $(CURDIR)/$(BIN)/lint-imports --no-cache --no-logo $(CURDIR)/pyproject.toml
+	cd $(LINT_SITE) && $(CURDIR)/$(BIN)/mypy --config-file $(CURDIR)/pyproject.toml \
+	    -p pooljudge.metrics -p pooljudge.pooling -p pooljudge.formats -p pooljudge.cli
 	$(MAKE) docs
 	$(BIN)/python -m pytest
 

@@ -36,7 +36,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from pooljudge.metrics.evaluate import load_qrels
+from pooljudge.metrics.eval_inputs import load_qrels
 from pooljudge.metrics.join import Ranking, join
 from pooljudge.metrics.prels import Prels, bind_prels
 from pooljudge.metrics.registry import Measure, parse

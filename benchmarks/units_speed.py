@@ -25,7 +25,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from pooljudge.metrics.evaluate import load_qrels, parse_all, score
+from pooljudge.metrics.eval_inputs import load_qrels, parse_all
+from pooljudge.metrics.evaluate import score
 from pooljudge.metrics.units import document_run, prepare_units, run_at_level
 
 from pooljudge.formats.trec import read_run_columns, run_columns, write_run

@@ -71,6 +71,7 @@ pooljudge logs sample traffic.jsonl --n 60 --stratify category --allocation equa
 echo "## sampled: $(wc -l < sample.ids) queries"; head -n 3 sample-topics.tsv
 
 # 3. Runs per configuration@version, topics, topic groups, latency, for the sampled queries --
+rm -rf imported  # a second run in the same FOLDER starts afresh (import refuses a full folder)
 pooljudge logs import traffic.jsonl --queries sample.ids --out imported
 ls imported imported/runs
 head -n 4 imported/topic-groups.tsv

@@ -25,9 +25,11 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 from pooljudge.metrics.compat import DEFAULT_COMPAT, Compat, check_compat
-from pooljudge.metrics.evaluate import RunResult, parse_all, score
-from pooljudge.metrics.join import Qrels, prepare_qrels
+from pooljudge.metrics.eval_inputs import parse_all
+from pooljudge.metrics.evaluate import score
+from pooljudge.metrics.qrels_lookup import Qrels, prepare_qrels
 from pooljudge.metrics.registry import Measure, parse
+from pooljudge.metrics.results import RunResult
 from pooljudge.pooling.pool import Pool, build_pool
 
 from pooljudge.errors import InputError, UsageError

@@ -28,13 +28,14 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+from pooljudge.metrics.groups import group_coverage
 from scipy import stats
 
 from pooljudge.errors import UsageError
 
 __all__ = [
     "MIN_TOPICS", "OVERALL", "REGRESSION_COLUMNS", "compare", "compare_groups", "flag_regressions",
-    "holm", "paired_test", "regression_messages",
+    "holm", "paired_test", "regression_messages", "undefined_p_values",
 ]
 
 MIN_TOPICS = 25
@@ -127,7 +128,26 @@ def compare(per_topic: pd.DataFrame, *, baseline: str | None = None, n_resamples
     if few < MIN_TOPICS:
         warnings.append(f"only {few} topics paired: fewer than {MIN_TOPICS} topics are too few "
                         "to rank systems reliably")
+    warnings += undefined_p_values(result)
     return result[COLUMNS], warnings
+
+
+def undefined_p_values(result: pd.DataFrame, names: tuple[str, str] = ("baseline", "run"),
+                       joiner: str = " vs ") -> list[str]:
+    """One line per measure with comparisons whose t-test p-value is undefined (every paired
+    difference equal, or fewer than two topics): they are left out of Holm's correction (the
+    others are adjusted over the remaining m) and shown with t_p and t_p_holm empty. The
+    example comparison is named by the columns ``names`` joined by ``joiner``."""
+    lines = []
+    for measure, rows in result.groupby("measure", sort=False):
+        undefined = rows[rows["t_p"].isna()]
+        if len(undefined):
+            first = undefined.iloc[0]
+            lines.append(f"{measure}: {len(undefined)} comparison(s) have no t-test p-value "
+                         f"(equal differences on every topic, or fewer than 2 topics; e.g. "
+                         f"{first[names[0]]}{joiner}{first[names[1]]}): left out of Holm's "
+                         f"correction over the other {len(rows) - len(undefined)}")
+    return lines
 
 
 def compare_groups(per_topic: pd.DataFrame, groups: pd.DataFrame, *,
@@ -140,8 +160,9 @@ def compare_groups(per_topic: pd.DataFrame, groups: pd.DataFrame, *,
 
     Returns ``group``, :data:`COLUMNS`, :data:`REGRESSION_COLUMNS` (NaN / False on ``all``
     rows), groups in the order of their first appearance; and the warnings: each group's
-    (prefixed with its name), a group none of whose topics was scored, and one line per
-    flagged regression (:func:`regression_messages`).
+    (prefixed with its name), the coverage lines of
+    :func:`~pooljudge.metrics.groups.group_coverage`, a group none of whose topics was scored,
+    and one line per flagged regression (:func:`regression_messages`).
     """
     if test == "perm" and not randomization:
         raise UsageError("the randomization test's p-values need randomization=True")
@@ -149,7 +170,7 @@ def compare_groups(per_topic: pd.DataFrame, groups: pd.DataFrame, *,
     subsets = {OVERALL: rows}
     for name, topics in groups.groupby("group", sort=False)["topic"]:
         subsets[str(name)] = rows[rows["topic"].isin(set(topics))]
-    tables, warnings = [], []
+    tables, warnings = [], group_coverage(rows["topic"], groups)
     for name, subset in subsets.items():
         if subset.empty:
             warnings.append(f"topic group {name!r}: none of its topics was evaluated")

@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from pooljudge.metrics.correlate import kendall_tau, ordering, tau_ap
 from pooljudge.metrics.estimators import needs_prels
-from pooljudge.metrics.evaluate import load_qrels
+from pooljudge.metrics.eval_inputs import load_qrels
 from pooljudge.metrics.join import Ranking, join
 from pooljudge.metrics.prels import Prels, bind_prels
 from pooljudge.metrics.registry import Measure, parse

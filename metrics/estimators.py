@@ -32,8 +32,9 @@ from typing import NamedTuple
 
 import numpy as np
 from pooljudge.metrics.gains import GAINS_PARAM, gain_of
-from pooljudge.metrics.join import UNJUDGED, Ranking
+from pooljudge.metrics.join import Ranking
 from pooljudge.metrics.prels import Prels
+from pooljudge.metrics.qrels_lookup import UNJUDGED
 from pooljudge.metrics.ranked import REL_PARAM, safe_divide
 from pooljudge.metrics.registry import Measure, Spec, make, register, register_alias
 from pooljudge.metrics.sampled import INFAP_EPSILON

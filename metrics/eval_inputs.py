@@ -1,9 +1,6 @@
 """What :func:`pooljudge.metrics.evaluate.evaluate` accepts, made uniform: qrels (a path or a frame)
 prepared for the join, runs (a path, paths, a frame or a mapping name -> frame or path) named
 and read one at a time, and measure names (pooljudge's, trec_eval's, ``NAME.PARAMS``) parsed.
-Moved here from :mod:`pooljudge.metrics.evaluate`, which re-exports ``load_qrels``, ``load_runs``
-and
-``parse_all``.
 """
 
 from __future__ import annotations
@@ -16,7 +13,7 @@ from concurrent.futures import Executor, Future
 from itertools import islice
 from typing import TYPE_CHECKING, TypeAlias
 
-from pooljudge.metrics.join import Qrels, prepare_qrels
+from pooljudge.metrics.qrels_lookup import Qrels, prepare_qrels
 from pooljudge.metrics.registry import Measure, parse
 
 from pooljudge.errors import InputError
@@ -34,7 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PrelsInput", "QrelsInput", "RunsInput", "load_qrels", "load_runs", "named_runs", "parse_all",
-    "read_ahead",
+    "read_ahead", "run_sources",
 ]
 
 QrelsInput: TypeAlias = "str | os.PathLike[str] | pd.DataFrame"
@@ -61,9 +58,22 @@ def load_runs(runs: RunsInput) -> Iterator[tuple[str, RunColumns]]:
     A path's name is its file name without folder and ``.gz``; a mapping's keys are the names.
     Raises InputError when two runs would share a name.
     """
-    for name, run in named_runs(runs):
-        if isinstance(run, (str, os.PathLike)):
-            yield name, read_run_columns(run)
+    for name, run in run_sources(runs):
+        yield name, (read_run_columns(run) if isinstance(run, (str, os.PathLike)) else run)
+
+
+def run_sources(runs: RunsInput, executor: Executor | None = None
+                ) -> Iterator[tuple[str, RunColumns | str | os.PathLike[str]]]:
+    """(name, run) for each run, normalised once: a frame encoded as run arrays, a path left for
+    the caller to read (in blocks, say); with ``executor`` every path is read whole, one run
+    ahead (:func:`read_ahead`). A frame is encoded when the caller reaches it, so its
+    InputError comes after the runs before it."""
+    items = named_runs(runs)
+    if executor is not None:
+        items = read_ahead(executor, items)
+    for name, run in items:
+        if isinstance(run, (RunColumns, str, os.PathLike)):
+            yield name, run
         else:
             yield name, run_columns(run, name=name)
 

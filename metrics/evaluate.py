@@ -18,8 +18,8 @@ prels is
 a UsageError.
 
 What the functions accept (qrels, runs, measure names) is made uniform by
-:mod:`pooljudge.metrics.eval_inputs`; ``load_qrels``, ``load_runs`` and ``parse_all`` are
-re-exported here.
+:mod:`pooljudge.metrics.eval_inputs`; a run's result is a
+:class:`pooljudge.metrics.results.RunResult`.
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -40,46 +39,28 @@ from pooljudge.metrics.eval_inputs import (
     QrelsInput,
     RunsInput,
     load_qrels,
-    load_runs,
-    named_runs,
     parse_all,
-    read_ahead,
+    run_sources,
 )
-from pooljudge.metrics.join import Labelled, Qrels, Ranking, join, label, merge
+from pooljudge.metrics.join import Labelled, Ranking, join, label, merge
 from pooljudge.metrics.prels import Prels, bind_prels, load_prels
+from pooljudge.metrics.qrels_lookup import Qrels
 from pooljudge.metrics.registry import Measure
+from pooljudge.metrics.results import RunResult
 
 from pooljudge.defaults import DEFAULT_MEASURES
 from pooljudge.errors import InputError
 from pooljudge.formats.columnar import BLOCK_BYTES, NotStreamable, RunBlocks
-from pooljudge.formats.trec import RunColumns, read_run_columns, run_columns
+from pooljudge.formats.trec import RunColumns, read_run_columns
 from pooljudge.heap import release_freed_memory, reusing_freed_memory
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = [
-    "DEFAULT_MEASURES", "RunResult", "evaluate", "load_qrels", "load_runs", "score", "score_all",
-    "tidy",
-]
+__all__ = ["evaluate", "score", "score_all", "tidy"]
 
 ALL_TOPICS = "all"
 BATCH_ROWS = 1 << 19  # ranked documents measured at once when a run is read in blocks
-
-
-@dataclass(frozen=True)
-class RunResult:
-    """One run's scores: per measure, an array over ``topics``, and the summary value."""
-
-    name: str
-    topics: list[str]
-    values: dict[Measure, np.ndarray]
-    summary: dict[Measure, float]
-    returned: np.ndarray
-    run_only_topics: int
-    errors: dict[Measure, np.ndarray] = field(default_factory=dict)
-    intervals: dict[Measure, tuple[float, float, float]] = field(default_factory=dict)
-
 
 
 def score(
@@ -175,20 +156,17 @@ def score_all(
         pending = executor.submit(_load_qrels_then_release, qrels)
         results = []
         try:
-            items = named_runs(runs)
-            if block_bytes is None:
-                items = read_ahead(executor, items)
+            whole = block_bytes is None  # every path read whole, one run ahead
+            items = run_sources(runs, executor if whole else None)
             if prels is not None:  # read while the worker reads the qrels, then the first run
                 options.update(prels=bind_prels(load_prels(prels), pending.result()), se=se)
-            for name, run in items:
-                if isinstance(run, RunColumns):  # a file read whole, one run ahead
+            for name, run in items:  # run arrays (a frame, or a file read whole) or a path
+                if isinstance(run, RunColumns):
                     result = score(pending.result(), name, run, measures, **options)
-                elif not isinstance(run, (str, os.PathLike)):
-                    result = score(pending.result(), name, run_columns(run, name=name), measures,
-                                   **options)
-                else:
-                    result = _score_file(pending, name, run, measures, block_bytes,
-                                         note or _note, **options)
+                else:  # a path: block_bytes is set (with None every path was read ahead)
+                    size = BLOCK_BYTES if block_bytes is None else block_bytes
+                    result = _score_file(pending, name, run, measures, size, note or _note,
+                                         **options)
                 if runs_seen is not None:
                     runs_seen(result)
                 results.append(result)

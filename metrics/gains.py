@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from pooljudge.metrics.join import Qrels
+from pooljudge.metrics.qrels_lookup import Qrels
 from pooljudge.metrics.registry import MapOf, Param
 
 __all__ = ["GAINS_PARAM", "Ideal", "gain_of", "ideal", "prefix_at", "prefix_sums"]

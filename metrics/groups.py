@@ -15,6 +15,8 @@ mean); for a count (summed, NumRel...), none. NaN with fewer than two topics.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 import pandas as pd
 from pooljudge.metrics.registry import parse
@@ -22,7 +24,7 @@ from pooljudge.metrics.student_t import t_quantiles
 
 from pooljudge.errors import InputError
 
-__all__ = ["GROUP_COLUMNS", "group_means"]
+__all__ = ["GROUP_COLUMNS", "group_coverage", "group_means"]
 
 GROUP_COLUMNS = ["run", "group", "measure", "topics", "value", "ci_low", "ci_high"]
 LEVEL = 0.95
@@ -37,16 +39,7 @@ def group_means(per_topic: pd.DataFrame, groups: pd.DataFrame) -> tuple[pd.DataF
     warnings.
     """
     rows = per_topic[per_topic["topic"] != "all"]
-    evaluated = set(rows["topic"])
-    named = set(groups["topic"])
-    warnings = []
-    ungrouped = evaluated - named
-    if ungrouped:
-        warnings.append(f"{len(ungrouped)} evaluated topic(s) belong to no group, e.g. "
-                        f"{min(ungrouped)}")
-    unknown = named - evaluated
-    if unknown:
-        warnings.append(f"{len(unknown)} grouped topic(s) were not evaluated, e.g. {min(unknown)}")
+    warnings = group_coverage(rows["topic"], groups)
     joined = rows.merge(groups, on="topic", how="inner")
     order = {g: i for i, g in enumerate(pd.unique(groups["group"]))}
     table = _aggregate(joined)
@@ -55,6 +48,25 @@ def group_means(per_topic: pd.DataFrame, groups: pd.DataFrame) -> tuple[pd.DataF
     table["_run"] = table["run"].map(runs)
     table = table.sort_values(["_run", "_order"], kind="stable")
     return table[GROUP_COLUMNS].reset_index(drop=True), warnings
+
+
+def group_coverage(evaluated: Iterable[str], groups: pd.DataFrame) -> list[str]:
+    """The warnings every ``--topic-groups`` command gives (eval, report, compare,
+    compare-stages): evaluated topics (the qrels topics) that no group names, and grouped
+    topics that were not evaluated (absent from the qrels). Each names the count and the
+    smallest id; none when the groups cover exactly the evaluated topics."""
+    topics = set(evaluated)
+    named = set(groups["topic"])
+    warnings = []
+    ungrouped = topics - named
+    if ungrouped:
+        warnings.append(f"{len(ungrouped)} evaluated topic(s) belong to no group, e.g. "
+                        f"{min(ungrouped)}")
+    unknown = named - topics
+    if unknown:
+        warnings.append(f"{len(unknown)} grouped topic(s) were not evaluated (not in the "
+                        f"qrels), e.g. {min(unknown)}")
+    return warnings
 
 
 def _aggregate(joined: pd.DataFrame) -> pd.DataFrame:

@@ -16,8 +16,7 @@ blocks into one. A topic's ranking, and so its values, are those of a join of th
 
 The qrels side, :class:`Qrels` prepared once (:func:`prepare_qrels`) and the lookup of a run's
 rows in them by 64-bit keys confirmed on the strings, lives in
-:mod:`pooljudge.metrics.qrels_lookup`;
-``UNJUDGED``, ``Qrels`` and ``prepare_qrels`` are re-exported here.
+:mod:`pooljudge.metrics.qrels_lookup`.
 
 With prels (:mod:`pooljudge.metrics.prels`, sampled judgments) the join also looks every run row up
 in
@@ -34,7 +33,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 import pyarrow as pa
 from pooljudge.metrics.compat import DEFAULT_COMPAT, Compat
-from pooljudge.metrics.qrels_lookup import UNJUDGED, Qrels, lookup_labels, prepare_qrels
+from pooljudge.metrics.qrels_lookup import UNJUDGED, Qrels, lookup_labels
 
 from pooljudge.formats.columnar import index_in, int_array, numpy_of, segment_order, take
 from pooljudge.formats.ranking import Precision, score_keys, sort_ties
@@ -43,9 +42,7 @@ from pooljudge.formats.trec import RunColumns
 if TYPE_CHECKING:
     from pooljudge.metrics.prels import Prels
 
-__all__ = [
-    "UNJUDGED", "Labelled", "Qrels", "Ranking", "join", "label", "merge", "prepare_qrels", "rank",
-]
+__all__ = ["Labelled", "Ranking", "join", "label", "merge", "rank"]
 
 _LOW_32 = (1 << 32) - 1
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from pooljudge.metrics.logs import LogIndex
+from pooljudge.metrics.log_index import LogIndex
 
 from pooljudge.formats.logs import Logs
 
@@ -74,6 +74,7 @@ def latency_beside(latency: pd.DataFrame, means: pd.DataFrame) -> tuple[pd.DataF
     order = list(pd.unique(means["run"])) + [r for r in timing.index if r not in set(
         means["run"])]
     table = scores.join(timing, how="outer").reindex(order)
+    table["timed"] = table["timed"].astype("Int64")  # a count: 119, not 119.0000; NA unmatched
     table.index.name = "run"
     warnings = []
     untimed = [r for r in pd.unique(means["run"]) if r not in timing.index]

@@ -1,7 +1,6 @@
 """The codes every conversion of a retrieval log starts from, computed once (:class:`LogIndex`:
 each retrieval's run and topic as integer :class:`Codes`), each retrieval's run name
-(:func:`run_names`), and the Arrow string-column helpers the conversions share. Moved here from
-:mod:`pooljudge.metrics.logs`, which re-exports ``Codes``, ``LogIndex`` and ``run_names``.
+(:func:`run_names`), and the Arrow string-column helpers the conversions share.
 """
 
 from __future__ import annotations

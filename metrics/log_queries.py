@@ -1,12 +1,11 @@
 """A retrieval log's queries (:class:`pooljudge.formats.logs.Logs`): what each query id is, what
-it belongs to, and a chosen few of them. Moved here from :mod:`pooljudge.metrics.logs`, which
-re-exports
-every public name.
+it belongs to, and a chosen few of them.
 
 - **Topics** (:func:`log_topics`): ``id, title`` — each query id with its first logged text.
 - **Topic groups** (:func:`topic_groups`): ``topic, group`` with groups ``category=billing``,
-  ``language=en``, ``tenant=acme`` (a topic logged with two values of a field is in both), the
-  frame ``pooljudge.metrics.groups.group_means`` reads.
+  ``language=en``, ``tenant=acme`` (a topic logged with two values of a field is in the group
+  of its first, as in the strata, with a warning: :func:`several_values`), the frame
+  ``pooljudge.metrics.groups.group_means`` reads.
 - **Strata** (:func:`query_strata`): ``query_id, stratum``, each query id in the stratum of its
   first logged value of a field, which ``pooljudge.pooling.query_sample.sample_queries`` samples
   from.
@@ -30,7 +29,8 @@ from pooljudge.metrics.log_index import (
 
 from pooljudge.formats.logs import Logs
 
-__all__ = ["GROUP_FIELDS", "log_topics", "query_strata", "select_queries", "topic_groups"]
+__all__ = ["GROUP_FIELDS", "log_topics", "query_strata", "select_queries", "several_values",
+           "topic_groups"]
 
 GROUP_FIELDS = ("category", "language", "tenant")
 
@@ -64,24 +64,56 @@ def log_topics(logs: Logs, index: LogIndex | None = None) -> tuple[pd.DataFrame,
 
 def topic_groups(logs: Logs, fields: tuple[str, ...] = GROUP_FIELDS,
                  index: LogIndex | None = None) -> pd.DataFrame:
-    """``topic, group``: every (query id, ``field=value``) logged, each pair once, in the order
-    of ``fields`` then of first appearance (``string[pyarrow]`` columns)."""
+    """``topic, group``: per field of ``fields``, each query id with the first value of the
+    field logged for it (``field=value``), the rule of :func:`query_strata` (a query id logged
+    with two categories is in the group of its first; :func:`several_values` gives the
+    warnings), in the order of ``fields`` then of first appearance (``string[pyarrow]``
+    columns)."""
     import pyarrow.compute as pc
 
     topics = (index or LogIndex.of(logs)).topics
     topic_rows, group_parts = [], []
     for name in fields:
         values = Codes.of(arrow_strings(logs.retrievals[name]))
-        given = np.flatnonzero(values.codes >= 0)
-        key = topics.codes[given].astype(np.int64) * (len(values.values) + 1) + values.codes[
-            given]
-        rows = given[~pd.Series(key, copy=False).duplicated().to_numpy()]
+        rows, _ = _first_values(topics, values)
         topic_rows.append(topics.codes[rows])
         named = pc.binary_join_element_wise(f"{name}=", values.values, "")
         group_parts.append(named.take(pa.array(values.codes[rows])))
     topic = topics.values.take(pa.array(np.concatenate([np.zeros(0, np.int32), *topic_rows])))
     group = pa.chunked_array(group_parts, pa.string())
     return pd.DataFrame({"topic": string_column(topic), "group": string_column(group)}, copy=False)
+
+
+def several_values(logs: Logs, fields: tuple[str, ...] = GROUP_FIELDS,
+                   index: LogIndex | None = None) -> list[str]:
+    """One warning per field of ``fields`` some query id is logged with several values of:
+    ``n query id(s) are logged with several values of FIELD (e.g. ID): each is counted in its
+    first`` (the line :func:`query_strata` gives)."""
+    topics = (index or LogIndex.of(logs)).topics
+    warnings = []
+    for name in fields:
+        _, several = _first_values(topics, Codes.of(arrow_strings(logs.retrievals[name])))
+        if len(several):
+            warnings.append(_several_message(len(several), name,
+                                             topics.values[int(several[0])].as_py()))
+    return warnings
+
+
+def _several_message(count: int, field: str, example: str) -> str:
+    return (f"{count} query id(s) are logged with several values of {field} (e.g. {example}): "
+            "each is counted in its first")
+
+
+def _first_values(topics: Codes, values: Codes) -> tuple[np.ndarray, np.ndarray]:
+    """The row of each query id's first logged value (rows without a value skipped), in log
+    order; and the codes (ascending) of the query ids logged with another value too."""
+    given = np.flatnonzero(values.codes >= 0)
+    codes, first = np.unique(topics.codes[given], return_index=True)
+    first_code = np.full(len(topics.values), -1, dtype=np.int64)
+    first_code[codes] = values.codes[given[first]]
+    several = np.unique(topics.codes[given][values.codes[given] != first_code[
+        topics.codes[given]]])
+    return np.sort(given[first]), several
 
 
 def select_queries(logs: Logs, ids: list[str]) -> tuple[Logs, list[str]]:
@@ -113,17 +145,10 @@ def query_strata(logs: Logs, field: str | None, index: LogIndex | None = None
     if field is None:
         return pd.DataFrame({"query_id": ids, "stratum": "all"}), []
     values = Codes.of(arrow_strings(logs.retrievals[field]))
-    given = np.flatnonzero(values.codes >= 0)
+    rows, several = _first_values(topics, values)
     stratum = np.full(len(ids), None, dtype=object)
-    codes, first = np.unique(topics.codes[given], return_index=True)
-    texts = values.texts()
-    stratum[codes] = texts[values.codes[given[first]]]
-    first_code = np.full(len(ids), -1, dtype=np.int32)
-    first_code[codes] = values.codes[given[first]]
-    several = np.unique(topics.codes[given][values.codes[given] != first_code[
-        topics.codes[given]]])
+    stratum[topics.codes[rows]] = values.texts()[values.codes[rows]]
     warnings = []
     if len(several):
-        warnings.append(f"{len(several)} query id(s) are logged with several values of "
-                        f"{field} (e.g. {ids[several[0]]}): each is counted in its first")
+        warnings.append(_several_message(len(several), field, ids[several[0]]))
     return pd.DataFrame({"query_id": ids, "stratum": stratum}), warnings

@@ -13,10 +13,9 @@ runs per configuration and index version, topics, topic groups, and latency per 
 - **Topics, topic groups, strata, a selection of queries**: :mod:`pooljudge.metrics.log_queries`.
 - **Latency**: :func:`pooljudge.metrics.latency.latency_table`.
 
-The codes every conversion starts from (:class:`LogIndex`, :class:`Codes`) and :func:`run_names`
-moved to :mod:`pooljudge.metrics.log_index`, the per-query conversions to
-:mod:`pooljudge.metrics.log_queries`; both
-are re-exported here (``__all__``).
+The codes every conversion starts from (:class:`~pooljudge.metrics.log_index.LogIndex`,
+:class:`~pooljudge.metrics.log_index.Codes`) and ``run_names`` are in
+:mod:`pooljudge.metrics.log_index`.
 """
 
 from __future__ import annotations
@@ -28,37 +27,16 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 from pooljudge.metrics.log_index import (
-    Codes,
     LogIndex,
     arrow_strings,
     chunk_hashes,
-    run_names,
     string_column,
     strings_at,
-)
-from pooljudge.metrics.log_queries import (
-    GROUP_FIELDS,
-    log_topics,
-    query_strata,
-    select_queries,
-    topic_groups,
 )
 
 from pooljudge.formats.logs import Logs
 
-__all__ = [
-    "GROUP_FIELDS",
-    "RUN_COLUMNS",
-    "Codes",
-    "LogIndex",
-    "LogRuns",
-    "log_runs",
-    "log_topics",
-    "query_strata",
-    "run_names",
-    "select_queries",
-    "topic_groups",
-]
+__all__ = ["RUN_COLUMNS", "LogRuns", "log_runs"]
 
 RUN_COLUMNS = ["topic", "doc", "rank", "score"]
 _WINDOW = 16  # result lists up to this long are checked for repeated documents without sorting

@@ -30,7 +30,7 @@ from pooljudge.formats.trec import QrelsColumns, qrels_columns
 
 if TYPE_CHECKING:
     import pandas as pd
-    from pooljudge.metrics.join import Qrels
+    from pooljudge.metrics.qrels_lookup import Qrels
 
 __all__ = ["Prels", "bind_prels", "load_prels"]
 
@@ -113,7 +113,7 @@ def bind_prels(prels: PrelsSource, qrels: Qrels) -> Prels:
     by :func:`load_prels`, or a frame ``topic, doc, label, stratum, inclusion``, label NA when
     empty) for runs joined with ``qrels``. Raises InputError for a bad file or a pair listed
     twice."""
-    from pooljudge.metrics.join import UNJUDGED
+    from pooljudge.metrics.qrels_lookup import UNJUDGED
 
     prels = load_prels(prels)
     if isinstance(prels, PrelsColumns):
@@ -137,7 +137,7 @@ def _bind(keys: QrelsColumns, labels: np.ndarray, stratum: np.ndarray, inclusion
           qrels: Qrels) -> Prels:
     """:func:`bind_prels` of checked rows: ``keys`` (their labels are the row numbers) and per
     row its label (UNJUDGED when empty), stratum and π."""
-    from pooljudge.metrics.join import UNJUDGED, prepare_qrels
+    from pooljudge.metrics.qrels_lookup import UNJUDGED, prepare_qrels
 
     index = prepare_qrels(keys)
     index_topic = numpy_of(index_in(qrels.topics, index.topics), fill=-1).astype(np.int64)

@@ -1,8 +1,6 @@
 """Qrels prepared once for any number of runs, and the lookup of a run's rows in them: each row's
-label, or :data:`UNJUDGED`. Moved here from :mod:`pooljudge.metrics.join`, which re-exports
-``UNJUDGED``,
-``Qrels`` and ``prepare_qrels`` and calls :func:`lookup_labels` for the qrels (and, with prels,
-for the prels' key index, a :class:`Qrels` whose labels are row numbers).
+label, or :data:`UNJUDGED`. :mod:`pooljudge.metrics.join` calls :func:`lookup_labels` for the
+qrels (and, with prels, for the prels' key index, a :class:`Qrels` whose labels are row numbers).
 
 A (topic, doc) pair is found through 64-bit keys (topic index, doc hash:
 :func:`~pooljudge.formats.columnar.pair_keys`) in an open-addressing table built once per qrels

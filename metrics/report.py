@@ -20,21 +20,17 @@ import pandas as pd
 from matplotlib.figure import Figure
 from pooljudge.metrics.bias import leave_out
 from pooljudge.metrics.compat import DEFAULT_COMPAT, Compat, check_compat
-from pooljudge.metrics.evaluate import (
-    DEFAULT_MEASURES,
-    RunResult,
-    load_qrels,
-    parse_all,
-    score,
-    tidy,
-)
-from pooljudge.metrics.registry import make, parse
+from pooljudge.metrics.eval_inputs import load_qrels, parse_all
+from pooljudge.metrics.evaluate import score, tidy
+from pooljudge.metrics.registry import Measure, make, parse
 from pooljudge.metrics.report_html import Section, render_page
 from pooljudge.metrics.residual import unreached
-from pooljudge.metrics.returned import count_names, cutoffs, num_ret, with_counts
+from pooljudge.metrics.results import RunResult
+from pooljudge.metrics.returned import count_names, cutoffs, num_ret, short_warning, with_counts
 from pooljudge.metrics.units import LEVEL_NAMES
 from pooljudge.pooling.pool import topic_order
 
+from pooljudge.defaults import DEFAULT_MEASURES
 from pooljudge.formats.trec import RunColumns, run_columns
 
 __all__ = [
@@ -42,6 +38,7 @@ __all__ = [
     "REPORT_MEASURES",
     "ReportData",
     "bias_view",
+    "bias_warnings",
     "collect",
     "levels_table",
     "literal_label",
@@ -145,15 +142,19 @@ def collect(
         per_topic=per_topic, condensed=tidy(condensed, per_topic=True), bias=bias,
         meta=(*meta, f"{prepared.n_topics} topics, {len(encoded)} runs"
                      + (f", pool depth {pool_depth}" if pool_depth else "")),
-        warnings=tuple(report_warnings(full, per_topic, bias, JUDGED)),
+        warnings=tuple(report_warnings(full, per_topic, bias, JUDGED, headline=headline,
+                                       pool_depth=pool_depth)),
         counts=tuple(count_names(headline)),
     )
 
 
 def report_warnings(results: Sequence[RunResult], per_topic: pd.DataFrame,
-                    bias: pd.DataFrame | None, judged: str) -> list[str]:
-    """Plain-language warnings: few topics, skipped or extra topics, unjudged tops, recall
-    never reached, and runs the pool favours."""
+                    bias: pd.DataFrame | None, judged: str, *,
+                    headline: Sequence[Measure] = (), pool_depth: int | None = None
+                    ) -> list[str]:
+    """Plain-language warnings: few topics, skipped or extra topics, topics where a run
+    returned fewer than k documents (k the largest cutoff of ``headline``, as ``eval`` says),
+    unjudged tops, recall never reached, and runs the pool favours (:func:`bias_warnings`)."""
     warnings = []
     n_topics = len(results[0].topics) if results else 0
     if n_topics < MIN_TOPICS:
@@ -167,6 +168,9 @@ def report_warnings(results: Sequence[RunResult], per_topic: pd.DataFrame,
         if skipped:
             warnings.append(f"{result.name}: returned nothing for {skipped} qrels topic(s), "
                             "which score 0")
+        short = short_warning(result, headline)
+        if short:
+            warnings.append(short)
     coverage = summarise(per_topic)[judged]
     for run, share in coverage.items():
         if share < UNJUDGED_WARNING:
@@ -176,11 +180,27 @@ def report_warnings(results: Sequence[RunResult], per_topic: pd.DataFrame,
         warnings.append(f"{run}: {count} topic(s) never reach the recall of {measure}; they "
                         "are left out of its mean")
     if bias is not None:
-        drops = bias[bias["difference"] < -BIAS_WARNING * bias["with_run"].abs()]
-        for row in drops.itertuples(index=False):
-            warnings.append(f"{row.run}: {row.measure} falls from {row.with_run:.4f} to "
-                            f"{row.without_run:.4f} without its own pool contribution")
+        warnings += bias_warnings(bias, summarise(per_topic), pool_depth)
     return warnings
+
+
+def bias_warnings(bias: pd.DataFrame, means: pd.DataFrame, pool_depth: int | None
+                  ) -> list[str]:
+    """One line per run and measure losing more than :data:`BIAS_WARNING` of its value
+    without its own pool contribution. Both numbers are the bias table's: computed on the
+    qrels restricted to the depth-``pool_depth`` pool (with / without the run's unique
+    documents), so the line says so and gives the means table's value (every qrel) beside
+    them, which generally differs."""
+    depth = f"depth-{pool_depth} pool" if pool_depth else "pool"
+    drops = bias[bias["difference"] < -BIAS_WARNING * bias["with_run"].abs()]
+    lines = []
+    for row in drops.itertuples(index=False):
+        table = means[row.measure].get(row.run) if row.measure in means else None
+        full = "" if table is None else f"; on all the qrels (means table) {table:.4f}"
+        lines.append(f"{row.run}: {row.measure} on the qrels restricted to the {depth} falls "
+                     f"from {row.with_run:.4f} to {row.without_run:.4f} without its own pool "
+                     f"contribution{full}")
+    return lines
 
 
 def means_table(data: ReportData) -> pd.DataFrame:

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-__all__ = ["Section", "figure_data_uri", "format_cell", "html_table", "render_page",
+__all__ = ["MAX_COLUMNS", "Section", "figure_data_uri", "format_cell", "html_table", "render_page",
            "render_section"]
 
 
@@ -55,10 +55,26 @@ def format_cell(value: object, digits: int = 4) -> tuple[str, bool]:
     return html.escape(str(value)), False
 
 
-def html_table(frame: pd.DataFrame, *, digits: int = 4) -> str:
-    """An HTML table of ``frame`` (a named index becomes the first column); all text escaped."""
+MAX_COLUMNS = 8  # data columns per table part: the page fits a 1366-px screen unscrolled
+
+
+def html_table(frame: pd.DataFrame, *, digits: int = 4, max_columns: int = MAX_COLUMNS) -> str:
+    """An HTML table of ``frame`` (a named index becomes the first column); all text escaped.
+
+    A frame wider than ``max_columns`` data columns is split into parts of at most that many,
+    one table each, every part repeating the first (key) column, so that no table needs
+    sideways scrolling on a 1366-px screen (long headers wrap, see report.css)."""
     if frame.index.name is not None or isinstance(frame.index, pd.MultiIndex):
         frame = frame.reset_index(allow_duplicates=True)  # a run may be named "topic"
+    width = frame.shape[1]
+    if width <= max_columns + 1:
+        return f'<div class="scroll">{_table(frame, digits)}</div>'
+    parts = [_table(frame.iloc[:, [0, *range(start, min(start + max_columns, width))]], digits)
+             for start in range(1, width, max_columns)]
+    return f'<div class="scroll">{"".join(parts)}</div>'
+
+
+def _table(frame: pd.DataFrame, digits: int) -> str:
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
     rows = []
     for record in frame.itertuples(index=False, name=None):
@@ -67,8 +83,7 @@ def html_table(frame: pd.DataFrame, *, digits: int = 4) -> str:
             text, numeric = format_cell(value, digits)
             cells.append(f'<td class="num">{text}</td>' if numeric else f"<td>{text}</td>")
         rows.append(f"<tr>{''.join(cells)}</tr>")
-    return (f'<div class="scroll"><table><thead><tr>{head}</tr></thead>'
-            f"<tbody>{''.join(rows)}</tbody></table></div>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
 def figure_data_uri(figure: Figure, *, dpi: int = 96) -> str:

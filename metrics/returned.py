@@ -20,10 +20,12 @@ import dataclasses
 from collections.abc import Iterable, Sequence
 
 import numpy as np
-from pooljudge.metrics.evaluate import RunResult, parse_all
+from pooljudge.metrics.eval_inputs import parse_all
 from pooljudge.metrics.registry import Measure
+from pooljudge.metrics.results import RunResult
 
-__all__ = ["NUM_RET", "Count", "count_names", "cutoffs", "num_ret", "short_name", "with_counts"]
+__all__ = ["NUM_RET", "Count", "count_names", "cutoffs", "num_ret", "short_name",
+           "short_warning", "with_counts"]
 
 NUM_RET = "NumRet"
 
@@ -70,3 +72,17 @@ def with_counts(result: RunResult, ks: Iterable[int]) -> RunResult:
         values[Count(short_name(k))] = short
         summary[Count(short_name(k))] = float(short.sum())
     return dataclasses.replace(result, values=values, summary=summary)
+
+
+def short_warning(result: RunResult, measures: Iterable[Measure]) -> str | None:
+    """``run: fewer than k documents returned for n topic(s)``, k the largest cutoff of the
+    ``measures`` asked for (not of columns added for display) and n the topics where the run
+    returned something but fewer than k (topics it skipped are warned about separately); None
+    without a cutoff or without such a topic. ``eval`` and ``report`` give the same line."""
+    ks = cutoffs(measures)
+    if not ks:
+        return None
+    short = int(((result.returned > 0) & (result.returned < ks[-1])).sum())
+    if not short:
+        return None
+    return f"{result.name}: fewer than {ks[-1]} documents returned for {short} topic(s)"

@@ -7,7 +7,8 @@ sampled for judging ("pooled, unjudged"); a document with no qrels line was neve
 from __future__ import annotations
 
 import numpy as np
-from pooljudge.metrics.join import UNJUDGED, Ranking
+from pooljudge.metrics.join import Ranking
+from pooljudge.metrics.qrels_lookup import UNJUDGED
 from pooljudge.metrics.ranked import REL_PARAM, safe_divide
 from pooljudge.metrics.registry import Measure, Spec, register
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from pooljudge.metrics.join import UNJUDGED, Ranking
+from pooljudge.metrics.join import Ranking
+from pooljudge.metrics.qrels_lookup import UNJUDGED
 from pooljudge.metrics.ranked import REL_PARAM, safe_divide
 from pooljudge.metrics.registry import Measure, Param, Spec, make, register, register_alias
 

@@ -41,9 +41,13 @@ from pooljudge.metrics.compare import (
     holm,
     paired_test,
     regression_messages,
+    undefined_p_values,
 )
-from pooljudge.metrics.evaluate import QrelsInput, load_qrels, load_runs, parse_all, score
-from pooljudge.metrics.join import Qrels, label
+from pooljudge.metrics.eval_inputs import QrelsInput, load_qrels, load_runs, parse_all
+from pooljudge.metrics.evaluate import score
+from pooljudge.metrics.groups import group_coverage
+from pooljudge.metrics.join import label
+from pooljudge.metrics.qrels_lookup import Qrels
 from pooljudge.metrics.registry import Measure
 
 from pooljudge.errors import InputError
@@ -265,10 +269,12 @@ def summarise(per_query: pd.DataFrame, *, groups: pd.DataFrame | None = None,
     ``groups`` (``topic, group``) one per group too, after a ``group`` column (``all``: every
     query) and followed by ``group_p_holm`` and ``regression``. Also the warnings."""
     subsets = {OVERALL: per_query}
+    warnings = []
     if groups is not None:
+        warnings = group_coverage(per_query["topic"], groups)
         for name, topics in groups.groupby("group", sort=False)["topic"]:
             subsets[str(name)] = per_query[per_query["topic"].isin(set(topics))]
-    tables, warnings = [], []
+    tables = []
     for name, rows in subsets.items():
         if rows.empty and name != OVERALL:
             warnings.append(f"topic group {name!r}: none of its topics is a qrels topic")
@@ -279,6 +285,9 @@ def summarise(per_query: pd.DataFrame, *, groups: pd.DataFrame | None = None,
             where = "" if name == OVERALL else f"group {name!r}: "
             warnings.append(f"{where}only {few} queries paired: fewer than {MIN_TOPICS} are too "
                             "few to tell stages apart reliably")
+        where = "" if name == OVERALL else f"group {name!r}: "
+        warnings += [where + line for line in undefined_p_values(table, ("pipeline", "step"),
+                                                                 " ")]
         tables.append(table.assign(group=name))
     summary = pd.concat(tables, ignore_index=True)
     if groups is None:

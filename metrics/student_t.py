@@ -1,9 +1,9 @@
 """Student's t quantiles for whole degrees of freedom, without importing scipy.
 
-A confidence interval of a mean over n topics needs one quantile, t(p; n - 1). Importing
-``scipy.special`` for it cost about 0.3 s, a quarter of an ``eval --se`` process; here it is
-computed from the closed form of the t distribution for a whole number of degrees of freedom
-(Abramowitz and Stegun 26.7.3-4), with θ = atan(t / √ν) and c = cos²θ = ν / (ν + t²):
+A confidence interval of a mean over n topics needs one quantile, t(p; n - 1), computed here
+(scipy is not imported for it: docs/performance.md) from the closed form of the t distribution
+for a whole number of degrees of freedom (Abramowitz and Stegun 26.7.3-4), with
+θ = atan(t / √ν) and c = cos²θ = ν / (ν + t²):
 
 - ν odd:  P(|T| <= t) = (2/π) (θ + sinθ cosθ Σ_{k<(ν-1)/2} a_k c^k),
   a_0 = 1, a_k = a_{k-1} 2k/(2k+1) (for ν = 1 the sum is empty: the Cauchy distribution);

@@ -65,7 +65,7 @@ from pooljudge.errors import UsageError
 from pooljudge.heap import reusing_freed_memory
 
 if TYPE_CHECKING:
-    from pooljudge.metrics.evaluate import RunResult
+    from pooljudge.metrics.results import RunResult
 
 __all__ = ["BOOTSTRAP_REPLICATES", "DEFAULT_METHOD", "METHODS", "error_columns",
            "estimates_under", "mean_interval", "stack_weights", "stacked_ranking",

@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pooljudge.pooling.adaptive import AdaptivePolicy
+    from pooljudge.pooling.factory import make_policy
     from pooljudge.pooling.policy import JudgingPolicy, StaticPolicy, global_sequence
     from pooljudge.pooling.pool import Pool, apply_budget, build_pool, topic_order
     from pooljudge.pooling.simulate import Curve, simulate, summary
     from pooljudge.pooling.stats import run_contributions, run_overlap, topic_sizes
-    from pooljudge.pooling.strategies import REGISTRY, StrategySpec, make_policy, parse_strategy
+    from pooljudge.pooling.strategies import REGISTRY, StrategySpec, parse_strategy
 
 # Public name -> the submodule that defines it.
 _EXPORTS: dict[str, str] = {
@@ -29,7 +30,7 @@ _EXPORTS: dict[str, str] = {
     "Pool": "pool", "apply_budget": "pool", "build_pool": "pool", "topic_order": "pool",
     "Curve": "simulate", "simulate": "simulate", "summary": "simulate",
     "run_contributions": "stats", "run_overlap": "stats", "topic_sizes": "stats",
-    "REGISTRY": "strategies", "StrategySpec": "strategies", "make_policy": "strategies",
+    "REGISTRY": "strategies", "StrategySpec": "strategies", "make_policy": "factory",
     "parse_strategy": "strategies",
 }
 

@@ -40,9 +40,9 @@ from pooljudge.formats.columnar import (
     sort_indices,
     take,
 )
-from pooljudge.formats.pool_file import joined_names, text_array
+from pooljudge.formats.pool_file import POOL_COLUMNS, joined_names, text_array
 from pooljudge.formats.ranking import rank_positions, score_keys
-from pooljudge.formats.trec import POOL_COLUMNS, RunColumns
+from pooljudge.formats.trec import RunColumns
 
 if TYPE_CHECKING:
     import pandas as pd

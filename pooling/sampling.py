@@ -47,7 +47,7 @@ from pooljudge.pooling.sampling_draws import (
 
 from pooljudge.errors import InputError
 from pooljudge.formats.columnar import numpy_of
-from pooljudge.formats.trec import POOL_COLUMNS, SAMPLE_COLUMNS
+from pooljudge.formats.pool_file import POOL_COLUMNS, SAMPLE_COLUMNS
 from pooljudge.grammar import format_name, parse_name
 
 if TYPE_CHECKING:

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from pooljudge.pooling.factory import make_policy
 from pooljudge.pooling.policy import global_sequence, truth_labels
 from pooljudge.pooling.pool import Pool
-from pooljudge.pooling.strategies import StrategySpec, make_policy
+from pooljudge.pooling.strategies import StrategySpec
 
 __all__ = ["DEFAULT_SHARES", "Curve", "found_share", "needed_share", "simulate", "summary"]
 

@@ -13,7 +13,8 @@ A strategy is written in :mod:`pooljudge.grammar`: ``name`` or ``name(key=value,
 ``rrf``, ``rrf(k=20)``, ``rbp-sum(p=0.9)``, ``thompson(alpha=0.5,beta=2)``; ``take@N`` is short
 for ``take(n=N)`` (no other strategy takes ``@N``). ``str(parse_strategy(s))`` is canonical
 (parameters sorted, ``take@N``) and ``parse_strategy(str(spec)) == spec``. Parameters left out
-take the declared defaults; the random seed of adaptive policies is given to :func:`make_policy`,
+take the declared defaults; the random seed of adaptive policies is given to
+:func:`pooljudge.pooling.factory.make_policy`,
 not in the name. Every fault is an InputError naming it.
 """
 
@@ -24,14 +25,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from os import PathLike
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pooljudge.errors import InputError
 from pooljudge.grammar import format_name, parse_name
-
-if TYPE_CHECKING:
-    from pooljudge.pooling.policy import JudgingPolicy
-    from pooljudge.pooling.pool import Pool
 
 __all__ = [
     "DEFAULT_STRATEGY",
@@ -40,7 +37,6 @@ __all__ = [
     "Strategy",
     "StrategySpec",
     "is_adaptive",
-    "make_policy",
     "parse_strategy",
     "strategies",
 ]
@@ -211,23 +207,3 @@ def is_adaptive(spec: StrategySpec) -> bool:
     """Whether the strategy learns from judgments (and so cannot fix a budget in advance)."""
     declared = REGISTRY.get(spec.name)
     return declared is not None and declared.kind == "adaptive"
-
-
-def make_policy(
-    spec: StrategySpec | str, pool: Pool, *, seed: int = 0, rel: int = 1
-) -> JudgingPolicy:
-    """The judging policy for ``spec`` over ``pool``. Raises InputError for a bad name,
-    parameter or seed."""
-    if isinstance(spec, str):
-        spec = parse_strategy(spec)
-    if not is_adaptive(spec):
-        from pooljudge.pooling.policy import StaticPolicy
-        from pooljudge.pooling.static_orders import static_order
-
-        order = static_order(pool, spec.name, **dict(spec.params))
-        return StaticPolicy(str(spec), pool, order, rel=rel)
-    from pooljudge.pooling.adaptive import AdaptivePolicy
-
-    policy = AdaptivePolicy(spec.name, pool, seed=seed, rel=rel, **dict(spec.params))
-    policy.name = str(spec)
-    return policy

@@ -85,9 +85,10 @@ def test_every_module_has_a_floor():
     assert {"pooljudge.pooling", "pooljudge.metrics"} <= named
 
 
-def _skeleton(folder: Path, planted: tuple[str, str] | None) -> None:
+def _skeleton(folder: Path, planted: tuple[str, str] | list[tuple[str, str]] | None) -> None:
     """An empty package for every module the contracts name, the repository's pyproject.toml,
-    and, when ``planted`` is (importer, imported), that one import."""
+    and, when ``planted`` is (importer, imported) or a list of them, those imports (an importer
+    the contracts do not name is made too)."""
     for name in (*_layer_modules(), "pooljudge.annotate.store.engine", "pooljudge.formats._columns",
                  "pooljudge.formats.columnar"):
         parts = name.split(".")
@@ -95,9 +96,12 @@ def _skeleton(folder: Path, planted: tuple[str, str] | None) -> None:
         for depth in range(1, len(parts) + 1):
             folder.joinpath(*parts[:depth], "__init__.py").touch()
     (folder / "pyproject.toml").write_bytes((ROOT / "pyproject.toml").read_bytes())
-    if planted:
-        importer, imported = planted
-        folder.joinpath(*importer.split("."), "__init__.py").write_text(f"import {imported}\n")
+    for importer, imported in [planted] if isinstance(planted, tuple) else planted or []:
+        parts = importer.split(".")
+        folder.joinpath(*parts).mkdir(parents=True, exist_ok=True)
+        for depth in range(1, len(parts)):
+            folder.joinpath(*parts[:depth], "__init__.py").touch()
+        folder.joinpath(*parts, "__init__.py").write_text(f"import {imported}\n")
 
 
 PLANTED = [
@@ -120,6 +124,12 @@ PLANTED = [
                  id="private-format-module-from-outside"),
     pytest.param(("pooljudge.cli", "pooljudge.annotate.store.engine"), {"store-front-door"},
                  id="store-submodule-from-outside"),
+    pytest.param([("pooljudge.metrics.join", "pooljudge.metrics.prels"),
+                  ("pooljudge.metrics.prels", "pooljudge.metrics.join")], {"acyclic"},
+                 id="sibling-modules-import-each-other"),
+    pytest.param([("pooljudge.pooling.strategies", "pooljudge.pooling.adaptive"),
+                  ("pooljudge.pooling.adaptive.walk", "pooljudge.pooling.strategies")], {"acyclic"},
+                 id="a-cycle-through-a-sibling-package"),
 ]
 
 

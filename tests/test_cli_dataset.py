@@ -219,6 +219,29 @@ def test_eval_with_a_dataset_prints_what_the_qrels_file_gives(data, capsys, fmt)
         from_file
 
 
+def test_eval_with_a_dataset_and_exactly_one_run(data, capsys):
+    """``eval --dataset ID RUN``: the lone positional is the run (not the qrels)."""
+    measures = ["-m", "AP P@5", "--format", "tsv"]
+    from_file = _output(capsys, ["eval", str(data.folder / "qrels"), "bm25", *measures])
+    assert _output(capsys, ["eval", "--dataset", data.id, "bm25", *measures]) == from_file
+    assert "bm25" in from_file
+
+
+def test_report_with_a_dataset_and_exactly_one_run(data, capsys):
+    _output(capsys, ["report", str(data.folder / "qrels"), "bm25", "-o", "f.html"])
+    _output(capsys, ["report", "--dataset", data.id, "bm25", "-o", "d.html"])
+    body = (data.root / "f.html").read_text().split("<table", 1)[1]
+    assert (data.root / "d.html").read_text().split("<table", 1)[1] == body
+
+
+@pytest.mark.parametrize("command", ["eval", "report"])
+def test_a_qrels_file_without_a_run_is_still_refused(data, capsys, command):
+    extra = ["-o", "r.html"] if command == "report" else []
+    _one_line_error(capsys, [command, str(data.folder / "qrels"), *extra],
+                    "the following arguments are required: RUN")
+    assert not (data.root / "r.html").exists()
+
+
 def test_pool_excludes_the_dataset_qrels_as_exclude_does(data, capsys):
     _output(capsys, ["pool", "bm25", "dense", "--depth", "2", "-o", "file.tsv",
                      "--exclude", str(data.folder / "qrels")])

@@ -215,3 +215,18 @@ def test_python_api_takes_frames_by_name(tmp_path):
     pd.testing.assert_frame_equal(got.reset_index(drop=True),
                                   want.drop(columns=["pipeline", "before_run", "after_run"])
                                   .reset_index(drop=True))
+
+
+def test_a_step_that_changes_nothing_is_named_as_left_out_of_holm(tmp_path, capsys):
+    """A rerank returning exactly the retrieval: every delta 0, no t-test p-value; the warning
+    names the step instead of leaving it out of Holm's correction silently."""
+    folder = _folder(tmp_path)
+    (folder / "runs" / "same").write_text((folder / "runs" / "ret").read_text())
+    (folder / "m.tsv").write_text("run\tstage\tpipeline\nruns/ret\tretrieve\tC\n"
+                                  "runs/same\trerank\tC\n")
+    assert main(["compare-stages", str(folder / "qrels"), "--manifest", str(folder / "m.tsv"),
+                 "-k", "3", "--resamples", "50", "-m", "P@3"]) == 0
+    err = capsys.readouterr().err
+    assert ("P@3: 1 comparison(s) have no t-test p-value (equal differences on every topic, or "
+            "fewer than 2 topics; e.g. C retrieve->rerank): left out of Holm's correction over "
+            "the other 0") in err

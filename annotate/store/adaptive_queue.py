@@ -49,10 +49,10 @@ from pooljudge.annotate.store.models import (
     PoolEntry,
     Topic,
 )
+from pooljudge.pooling.factory import make_policy
 from pooljudge.pooling.orders import adaptive_spec
 from pooljudge.pooling.policy import JudgingPolicy, global_sequence
 from pooljudge.pooling.pool import Pool, topic_order
-from pooljudge.pooling.strategies import make_policy
 from sqlmodel import Session
 
 from pooljudge.errors import InputError

@@ -23,7 +23,7 @@ from sqlmodel import Session
 
 __all__ = ["peek_next_pair"]
 
-_ANN, _CAMPAIGN = Annotator.__table__, Campaign.__table__
+_ANN, _CAMPAIGN = sa.inspect(Annotator).local_table, sa.inspect(Campaign).local_table
 _MODES = (sa.select(_ANN.c.campaign_id, _ANN.c.active, _ANN.c.human, _CAMPAIGN.c.assign_mode,
                     _CAMPAIGN.c.judging_order)
           .join(_CAMPAIGN, _CAMPAIGN.c.id == _ANN.c.campaign_id)

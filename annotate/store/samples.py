@@ -25,7 +25,7 @@ from sqlmodel import Session
 from pooljudge.errors import InputError
 from pooljudge.formats.collection import pool_line_numbers
 from pooljudge.formats.files import PathLike
-from pooljudge.formats.trec import SAMPLE_COLUMNS
+from pooljudge.formats.pool_file import SAMPLE_COLUMNS
 
 __all__ = ["SAMPLE_COLUMNS", "SplitPool", "pool_sample", "split_sample", "unsampled_rows"]
 

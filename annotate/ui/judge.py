@@ -51,6 +51,7 @@ from pooljudge.annotate.ui import (
     judge_verdict,
     keys,
 )
+from pooljudge.annotate.ui.faults import storage_faults_shown
 from pooljudge.annotate.ui.key_gate import mount_gate
 from pooljudge.annotate.ui.keyboard import mount_keyboard
 from pooljudge.annotate.ui.passage import show_document
@@ -91,6 +92,14 @@ def render(engine: Engine, user: AnnotatorInfo) -> None:
 @st.fragment
 def _judging(engine: Engine, user: AnnotatorInfo, campaign: CampaignInfo,
              keymap: KeyMap) -> None:
+    """The judging area; a rerun of this fragment alone is outside the router's fault handler,
+    so a lost database shows the same "Not saved" notice here (then a fresh run)."""
+    with storage_faults_shown():
+        _judging_area(engine, user, campaign, keymap)
+
+
+def _judging_area(engine: Engine, user: AnnotatorInfo, campaign: CampaignInfo,
+                  keymap: KeyMap) -> None:
     """The pair, its buttons and the progress (everything a press changes)."""
     state = st.session_state
     if state.get(keys.CURRENT) is None and not state.get(keys.BACK_STEPS):

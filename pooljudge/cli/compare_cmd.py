@@ -55,7 +55,8 @@ def register(subparsers: Subcommands) -> None:
 def run(args: argparse.Namespace) -> int:
     from pooljudge.formats.groups import read_topic_groups
     from pooljudge.metrics.compare import compare, compare_groups
-    from pooljudge.metrics.evaluate import load_qrels, score, tidy
+    from pooljudge.metrics.eval_inputs import load_qrels
+    from pooljudge.metrics.evaluate import score, tidy
 
     if args.resamples < 1:
         raise UsageError(f"--resamples must be at least 1, got {args.resamples}")

@@ -44,7 +44,8 @@ def run(args: argparse.Namespace) -> int:
     from pooljudge.cli.options import measures_from
     from pooljudge.cli.output import emit
     from pooljudge.errors import InputError
-    from pooljudge.metrics.evaluate import load_qrels, score, tidy
+    from pooljudge.metrics.eval_inputs import load_qrels
+    from pooljudge.metrics.evaluate import score, tidy
 
     measures = measures_from(args)
     loaded = load_campaign(args)

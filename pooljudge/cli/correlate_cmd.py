@@ -43,7 +43,8 @@ def run(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from pooljudge.metrics.correlate import correlate, ordering, swapped_pairs
-    from pooljudge.metrics.evaluate import load_qrels, score, tidy
+    from pooljudge.metrics.eval_inputs import load_qrels
+    from pooljudge.metrics.evaluate import score, tidy
 
     measures = measures_from(args)
     qrels_a, qrels_b = load_qrels(args.qrels_a), load_qrels(args.qrels_b)

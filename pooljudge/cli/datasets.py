@@ -74,9 +74,12 @@ def dataset_documents(args: argparse.Namespace, ids: Iterable[str]) -> pd.DataFr
 
 def qrels_and_runs(args: argparse.Namespace) -> tuple[object, list[str]]:
     """For ``QRELS RUN...`` commands: ``(args.qrels, args.runs)``, or with ``--dataset`` the
-    dataset's qrels frame and every positional as a run (``eval --dataset ID RUN...``)."""
+    dataset's qrels frame and every positional as a run (``eval --dataset ID RUN...``, one run
+    or more). UsageError for a qrels file without any run."""
     qrels = dataset_qrels(args)
     if qrels is None:
+        if not args.runs:
+            raise UsageError("the following arguments are required: RUN")
         return args.qrels, list(args.runs)
     return qrels, [args.qrels, *args.runs]
 

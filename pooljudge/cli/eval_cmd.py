@@ -31,8 +31,8 @@ ERROR_COLUMNS = ("se", "ci_low", "ci_high")
 if TYPE_CHECKING:
     import pandas as pd
 
-    from pooljudge.metrics.evaluate import RunResult
-    from pooljudge.metrics.join import Qrels
+    from pooljudge.metrics.qrels_lookup import Qrels
+    from pooljudge.metrics.results import RunResult
 
 HELP = "evaluate runs against qrels (trec_eval -c numbers, unjudged rates beside them)"
 TABLE_COVERAGE = "Unjudged@10"
@@ -60,7 +60,7 @@ class _ListMeasures(argparse.Action):
 
 def register(subparsers: Subcommands) -> None:
     parser = subparsers.add_parser("eval", help=HELP, description=HELP)
-    add_qrels_runs(parser)
+    add_qrels_runs(parser, dataset=True)
     parser.add_argument("--list-measures", action=_ListMeasures, nargs="?", metavar="NAME",
                         help="print every measure (or NAME's: P, P@10, P_10) with its "
                              "parameters, summary and trec_eval names, then exit")
@@ -105,7 +105,8 @@ def register(subparsers: Subcommands) -> None:
 def run(args: argparse.Namespace) -> int:
     with _lean_start():
         from pooljudge.metrics.estimators import check_prels
-        from pooljudge.metrics.evaluate import parse_all, score_all
+        from pooljudge.metrics.eval_inputs import parse_all
+        from pooljudge.metrics.evaluate import score_all
         from pooljudge.metrics.returned import cutoffs, num_ret, with_counts
 
     measures = measures_from(args)
@@ -131,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
     ks = cutoffs(measures) if groups is None else []
 
     def seen(result: RunResult) -> None:
-        _warn_about(result, computed)
+        _warn_about(result, measures)
         bar.update(1)
 
     try:
@@ -167,8 +168,8 @@ def _lean_start() -> Iterator[None]:
     numpy yet (the ``pooljudge eval`` command; nothing changes when it is loaded already):
 
     - ``OPENBLAS_NUM_THREADS`` defaults to 1: numpy's OpenBLAS otherwise starts a thread per
-      core at import that busy-waits for work for about 0.1 s; eval does no BLAS work, and that
-      CPU time competed with parsing on a busy machine (a setting given by the user stands);
+      core at import that busy-waits for work; eval does no BLAS work, and that CPU time
+      competed with parsing on a busy machine (a setting given by the user stands);
     - no garbage collection passes while the modules load: they create some 100,000 objects
       and no garbage, and each full pass over them (a few per start-up) was wasted. The
       collector is on again afterwards.
@@ -214,7 +215,8 @@ def _score_units(args: argparse.Namespace, source: object, measures: Sequence,
     from pooljudge.cli.inputs import read_runs
     from pooljudge.cli.units_inputs import load_units, qrels_at, run_at
     from pooljudge.formats.trec import read_qrels
-    from pooljudge.metrics.evaluate import load_qrels, score
+    from pooljudge.metrics.eval_inputs import load_qrels
+    from pooljudge.metrics.evaluate import score
 
     units = load_units(args, "eval")
     named = isinstance(source, str)
@@ -231,20 +233,20 @@ def _score_units(args: argparse.Namespace, source: object, measures: Sequence,
 
 
 def _warn_about(result, measures: Sequence) -> None:
-    """Warnings about topics only in the run and topics where the run returned fewer than k."""
+    """Warnings about topics only in the run and topics where the run returned fewer than k
+    (k of the ``measures`` asked for, not of the table's added coverage column)."""
     import numpy as np
+
+    from pooljudge.metrics.returned import short_warning
     if result.run_only_topics:
         warn("eval", f"{result.name}: {result.run_only_topics} topic(s) only in the run, not in "
              "the qrels: ignored")
     missing = int((result.returned == 0).sum())
     if missing:
         warn("eval", f"{result.name}: {missing} qrels topic(s) missing from the run score 0")
-    cutoffs = [int(m.cutoff) for m in measures if isinstance(m.cutoff, int)]
-    if cutoffs:
-        k = max(cutoffs)
-        short = int(((result.returned > 0) & (result.returned < k)).sum())
-        if short:
-            warn("eval", f"{result.name}: fewer than {k} documents returned for {short} topic(s)")
+    short = short_warning(result, measures)
+    if short:
+        warn("eval", short)
     for measure in measures:
         never = int(np.isnan(result.values[measure]).sum()) if measure.name == "RecallDepth" else 0
         if never:
@@ -255,7 +257,8 @@ def _warn_about(result, measures: Sequence) -> None:
 def _automatic(args: argparse.Namespace) -> list[RunResult]:
     """Per run, P@10 against the provenance's automatic-line marks: Automatic@10."""
     from pooljudge.annotate.ppi import AUTOMATIC_AT, automatic_qrels
-    from pooljudge.metrics.evaluate import parse_all, score_all
+    from pooljudge.metrics.eval_inputs import parse_all
+    from pooljudge.metrics.evaluate import score_all
 
     marks = automatic_qrels(args.provenance)
     return score_all(marks, args.runs, parse_all([f"P@{AUTOMATIC_AT}"]),

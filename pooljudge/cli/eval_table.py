@@ -1,6 +1,5 @@
 """``pooljudge eval``'s means table (``--format table``, the default) built from the results'
-arrays, without pandas: importing pandas took about 0.3 s of CPU, a third of evaluating a
-2M-line run.
+arrays, without pandas (its import cost: docs/performance.md).
 
 The text is, character for character, what the table was printed with before: the results'
 rows (run, topic: each run's topics with ``--per-topic``, then ``all``) pivoted to a column per
@@ -22,7 +21,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pooljudge.metrics.evaluate import RunResult
+    from pooljudge.metrics.results import RunResult
 
 __all__ = ["table_text"]
 

@@ -133,13 +133,14 @@ def _import(args: argparse.Namespace) -> int:
     )
     from pooljudge.heap import release_freed_memory
     from pooljudge.metrics.latency import latency_table
-    from pooljudge.metrics.logs import (
-        LogIndex,
-        log_runs,
+    from pooljudge.metrics.log_index import LogIndex
+    from pooljudge.metrics.log_queries import (
         log_topics,
         select_queries,
+        several_values,
         topic_groups,
     )
+    from pooljudge.metrics.logs import log_runs
 
     out = args.out or _default_folder(args.file)
     ids = read_id_list(args.queries) if args.queries else None
@@ -172,7 +173,7 @@ def _import(args: argparse.Namespace) -> int:
 
         with ThreadPoolExecutor(2) as pool:
             list(pool.map(write, range(len(runs.names))))
-    for message in (*runs.warnings, *topic_warnings):
+    for message in (*runs.warnings, *topic_warnings, *several_values(logs, index=index)):
         warn("logs import", message)
     _flattened_warnings("logs import", flattened, regrouped)
     print(f"{len(logs.retrievals)} retrievals, {queries} queries, {len(runs.names)} "
@@ -206,13 +207,14 @@ def _flattened_warnings(command: str, titles: int, groups: int) -> None:
         warn(command, f"{titles} query text(s) hold tabs or line breaks: written with a "
                       "space in their place")
     if groups:
-        warn(command, f"{groups} group name(s) hold tabs, line breaks or blanks at their "
-                      "ends: written with a space in their place, ends trimmed")
+        warn(command, f"{groups} group name(s) changed: tabs and line breaks written as one "
+                      "space, blanks at the ends of the value (after 'field=') removed")
 
 
 def _sample(args: argparse.Namespace) -> int:
     from pooljudge.formats.log_files import write_id_list, write_log_topics
-    from pooljudge.metrics.logs import LogIndex, log_topics, query_strata
+    from pooljudge.metrics.log_index import LogIndex
+    from pooljudge.metrics.log_queries import log_topics, query_strata
     from pooljudge.pooling.query_sample import sample_queries
 
     logs = _read(args)

@@ -150,12 +150,18 @@ DB_HELP = "database URL (default: $POOLJUDGE_DB, else sqlite:///pooljudge.db)"
 
 
 def add_qrels_runs(parser: argparse.ArgumentParser,
-                   qrels: Sequence[tuple[str, str]] = (("QRELS", QRELS_HELP),)) -> None:
+                   qrels: Sequence[tuple[str, str]] = (("QRELS", QRELS_HELP),),
+                   dataset: bool = False) -> None:
     """Positional arguments: each ``(METAVAR, help)`` of ``qrels`` (stored as
-    ``args.<metavar in lower case>``), then ``RUN...`` (``args.runs``, at least one)."""
+    ``args.<metavar in lower case>``), then ``RUN...`` (``args.runs``, at least one).
+
+    With ``dataset`` (a command that also takes ``--dataset``) argparse accepts zero runs, so
+    that ``--dataset ID RUN`` parses (the lone positional is the run);
+    :func:`pooljudge.cli.datasets.qrels_and_runs` then refuses ``QRELS`` without a run."""
     for metavar, text in qrels:
         parser.add_argument(metavar.lower(), metavar=metavar, help=text)
-    parser.add_argument("runs", metavar="RUN", nargs="+", help="run files (plain or .gz)")
+    parser.add_argument("runs", metavar="RUN", nargs="*" if dataset else "+",
+                        help="run files (plain or .gz)")
 
 
 def add_measure_option(parser: argparse.ArgumentParser, default: Sequence[str]) -> None:
@@ -168,7 +174,7 @@ def add_measure_option(parser: argparse.ArgumentParser, default: Sequence[str]) 
 def measures_from(args: argparse.Namespace) -> list[Measure]:
     """The measures of ``-m/--measure`` (else the defaults), duplicates dropped; UsageError
     ``-m/--measure: reason`` for an unknown name."""
-    from pooljudge.metrics.evaluate import parse_all
+    from pooljudge.metrics.eval_inputs import parse_all
 
     names = [n for text in (args.measures or args.default_measures) for n in text.split()]
     try:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from pooljudge.formats.files import atomic_writer
 
-if TYPE_CHECKING:  # importing pandas costs ~0.5 s, and no --help needs it
+if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["emit", "group_text", "print_frame", "records", "render", "warn"]

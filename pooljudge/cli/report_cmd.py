@@ -51,7 +51,7 @@ HELP = "write a self-contained HTML evaluation report (scores, unjudged rates, b
 
 def register(subparsers: Subcommands) -> None:
     parser = subparsers.add_parser("report", help=HELP, description=summary(__doc__))
-    add_qrels_runs(parser)
+    add_qrels_runs(parser, dataset=True)
     add_dataset_option(parser, "qrels (every positional is then a run)")
     add_measure_option(parser, DEFAULT_MEASURES)
     parser.add_argument("--pool-depth", type=positive_int(MAX_DEPTH), metavar="K",
@@ -209,7 +209,8 @@ def _qrels_path(args: argparse.Namespace) -> str:
 def _automatic_lines(provenance: str, runs, compat: str) -> tuple[str, ...]:
     """One line per run: its Automatic@10 (P@10 against the provenance's automatic marks)."""
     from pooljudge.annotate.ppi import AUTOMATIC_AT, automatic_qrels
-    from pooljudge.metrics.evaluate import load_qrels, parse_all, score
+    from pooljudge.metrics.eval_inputs import load_qrels, parse_all
+    from pooljudge.metrics.evaluate import score
 
     marks = load_qrels(automatic_qrels(provenance))
     measure = parse_all([f"P@{AUTOMATIC_AT}"])

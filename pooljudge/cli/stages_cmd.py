@@ -31,7 +31,7 @@ from pooljudge.cli.options import (
 from pooljudge.cli.output import emit, render, warn
 from pooljudge.errors import UsageError
 
-if TYPE_CHECKING:  # pandas costs half a second, and --help needs none of it
+if TYPE_CHECKING:
     import pandas as pd
 
 HELP = "what each stage (retrieve, rerank, context) gained and lost: moves in the top k, tests"

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
     from pooljudge.cli.trec_eval_print import Evaluation
     from pooljudge.formats.trec import RunColumns
-    from pooljudge.metrics.join import Qrels
+    from pooljudge.metrics.qrels_lookup import Qrels
     from pooljudge.metrics.trec_names import Entry
 
 HELP = "trec_eval 10.0's command line and output, exactly (-q -c -J -n -M -l -N -m)"
@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
     from pooljudge.cli.trec_eval_print import render
     from pooljudge.cli.trec_eval_topics import with_sentinel
     from pooljudge.formats.blank_lines import refuse_blank_lines
-    from pooljudge.metrics.evaluate import load_qrels
+    from pooljudge.metrics.eval_inputs import load_qrels
     from pooljudge.metrics.trec_names import expand_all
 
     _refuse_unsupported(args)

@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from pooljudge.cli.trec_eval_topics import reset_when_skipped
-from pooljudge.metrics.join import UNJUDGED
+from pooljudge.metrics.qrels_lookup import UNJUDGED
 from pooljudge.metrics.ranked import needed_relevant
 from pooljudge.metrics.registry import Measure
 from pooljudge.metrics.trec_names import Entry, StringMeasure
 
 if TYPE_CHECKING:
-    from pooljudge.metrics.join import Qrels, Ranking
+    from pooljudge.metrics.join import Ranking
+    from pooljudge.metrics.qrels_lookup import Qrels
 
 __all__ = ["Evaluation", "relstrings", "render", "topic_values", "unjudged_counts"]
 

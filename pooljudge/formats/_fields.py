@@ -1,6 +1,6 @@
 """Whitespace-separated field files (runs, qrels, unit maps) parsed by pyarrow's CSV reader, and
-the bad line found and named when they do not parse; moved here from
-:mod:`pooljudge.formats._columns`, which keeps what is particular to runs and qrels.
+the bad line found and named when they do not parse (:mod:`pooljudge.formats._columns` keeps
+what is particular to runs and qrels).
 
 The bytes are parsed in parallel blocks on threads that are joined before any error propagates
 (:mod:`pooljudge.formats._csv_blocks`), materialising only the columns that are used. Files with

@@ -129,8 +129,16 @@ def write_log_topics(topics: pd.DataFrame, path: PathLike) -> int:
 
 def write_topic_groups(groups: pd.DataFrame, path: PathLike) -> int:
     """Write ``topic, group`` as ``topic group`` lines (a ``topic group`` header first), the
-    file ``--topic-groups`` reads; returns how many group names :func:`one_line` changed."""
-    names, changed = one_line(groups["group"], strip=True)
+    file ``--topic-groups`` reads; returns how many group names were changed: tabs and line
+    breaks made one space (:func:`one_line`), and blanks at the ends of the value removed,
+    after ``field=`` as at the end (``category= billing `` is written ``category=billing``),
+    since ``--topic-groups`` would drop the trailing ones and keep the leading ones."""
+    import pyarrow.compute as pc
+
+    original = _arrow_texts(groups["group"])
+    names, _ = one_line(original, strip=True)
+    names = pc.replace_substring_regex(names, f"^([^=]*)={RE2_BLANK}+", r"\1=")
+    changed = int(pc.sum(pc.not_equal(names, original).fill_null(False)).as_py() or 0)
     _write_joined(path, [_arrow_texts(groups["topic"]), names], " ", "topic group\n")
     return changed
 

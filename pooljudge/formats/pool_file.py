@@ -1,4 +1,5 @@
-"""The pool file's writer (:func:`pooljudge.formats.trec.write_pool`), column-wise with Arrow.
+"""The pool file's columns (:data:`POOL_COLUMNS`, :data:`SAMPLE_COLUMNS`) and its writer
+(:func:`pooljudge.formats.trec.write_pool`), column-wise with Arrow.
 
 The bytes are exactly those of ``DataFrame.to_csv(sep="\\t", index=False, lineterminator="\\n")``:
 a header, then one line per row; integers in decimal, booleans ``True``/``False``, float64 as
@@ -22,20 +23,21 @@ import pyarrow as pa
 from pooljudge.formats._arrow import call_function
 from pooljudge.formats._arrow_numpy import int_array
 from pooljudge.formats.files import PathLike, atomic_writer
-from pooljudge.formats.trec import POOL_COLUMNS, SAMPLE_COLUMNS
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["joined_names", "text_array", "write_pool_file"]
+__all__ = ["POOL_COLUMNS", "SAMPLE_COLUMNS", "joined_names", "text_array", "write_pool_file"]
 
+POOL_COLUMNS = ("topic", "doc", "order", "best_rank", "runs")
+SAMPLE_COLUMNS = ("stratum", "inclusion", "sampled")  # a sampled pool's (pooling.sampling)
 Column = np.ndarray | pa.Array
 _BLOCK = 1 << 18  # rows joined and written at a time
 
 
 def text_array(values: Sequence[str]) -> pa.Array:
     """A short list of Python strings as an Arrow string array, built from buffers
-    (``pa.array`` would import pandas, half a second, on first use)."""
+    (``pa.array`` would import pandas on first use)."""
     encoded = [value.encode("utf-8") for value in values]
     offsets = np.zeros(len(encoded) + 1, dtype=np.int32)
     np.cumsum([len(b) for b in encoded], out=offsets[1:])

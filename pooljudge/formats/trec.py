@@ -35,6 +35,7 @@ from pooljudge.formats._columns import (
     read_run_columns,
 )
 from pooljudge.formats.files import PathLike, atomic_writer, read_utf8
+from pooljudge.formats.pool_file import POOL_COLUMNS, SAMPLE_COLUMNS
 from pooljudge.formats.prels import PRELS_COLUMNS, read_prels, write_prels
 from pooljudge.formats.pyterrier import recognise_columns
 
@@ -43,11 +44,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CANNOT_JUDGE_COLUMNS",
-    "POOL_COLUMNS",
     "PRELS_COLUMNS",
     "QRELS_FIELDS",
     "RUN_FIELDS",
-    "SAMPLE_COLUMNS",
     "QrelsColumns",
     "RunColumns",
     "qrels_bytes",
@@ -68,8 +67,6 @@ __all__ = [
     "write_run",
 ]
 
-POOL_COLUMNS = ("topic", "doc", "order", "best_rank", "runs")
-SAMPLE_COLUMNS = ("stratum", "inclusion", "sampled")  # a sampled pool's (pooling.sampling)
 CANNOT_JUDGE_COLUMNS = ("topic", "doc", "annotator", "reason")
 
 

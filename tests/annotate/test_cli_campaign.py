@@ -202,3 +202,19 @@ def test_jsonl_and_qrels_import_errors_name_their_lines(cli, files, capsys):
     assert capsys.readouterr().err.strip() == "pooljudge: error: q.txt:4: unknown document 'FT9'"
     assert cli("judgments", "import", "q.txt", "--campaign", "demo") == 2
     assert "use --as NAME" in capsys.readouterr().err
+
+
+def test_the_guide_lists_the_judgments_export_columns():
+    """campaigns.md names the columns ``judgments export`` writes (EXPORT_COLUMNS, the header
+    the export test above reads back), in order."""
+    import re
+    from pathlib import Path
+
+    from pooljudge.cli.judgments_cmd import EXPORT_COLUMNS
+
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "guides" / "campaigns.md").read_text(
+        encoding="utf-8")
+    listed = re.search(r"`judgments export` writes every row \(all versions\):\s+`([^`]+)`",
+                       guide)
+    assert listed is not None
+    assert tuple(listed[1].split()) == EXPORT_COLUMNS

@@ -147,3 +147,22 @@ def test_compare_cli_against_the_api_with_topic_groups(tmp_path, capsys):
     assert "group 'low': only 15 topics paired" in captured.err
     assert main(["compare", str(tmp_path / "qrels"), *runs, "--baseline", "nope"]) == 2
     assert "--baseline 'nope' is not among the runs" in capsys.readouterr().err
+
+
+def test_an_undefined_t_p_value_left_out_of_holm_is_reported():
+    """b equals a plus a constant on every topic: no t-test p-value; Holm adjusts c alone
+    (m = 1) and a warning names the comparison left out."""
+    topics = [str(t) for t in range(30)]
+    rng = np.random.default_rng(5)
+    a = rng.integers(0, 8, 30) / 8  # exact in binary: b - a is 0.125 on every topic
+    values = {"a": a, "b": a + 0.125, "c": rng.random(30)}
+    per_topic = pd.DataFrame([(run, t, "AP", float(v[i])) for run, v in values.items()
+                              for i, t in enumerate(topics)],
+                             columns=["run", "topic", "measure", "value"])
+    result, warnings = compare(per_topic, baseline="a", n_resamples=50)
+    rows = result.set_index("run")
+    assert np.isnan(rows.loc["b", "t_p"]) and np.isnan(rows.loc["b", "t_p_holm"])
+    assert rows.loc["c", "t_p_holm"] == pytest.approx(rows.loc["c", "t_p"])  # m = 1
+    assert warnings == ["AP: 1 comparison(s) have no t-test p-value (equal differences on "
+                        "every topic, or fewer than 2 topics; e.g. a vs b): left out of Holm's "
+                        "correction over the other 1"]

@@ -179,7 +179,7 @@ def test_stacked_draws_equal_draws_estimated_one_at_a_time():
     gives (three topics, one the second run lacks, strata and xinfAP's counts, nDCG)."""
     from dataclasses import replace
 
-    from pooljudge.metrics.evaluate import load_qrels
+    from pooljudge.metrics.eval_inputs import load_qrels
     from pooljudge.metrics.join import join
     from pooljudge.metrics.prels import bind_prels
     from pooljudge.pooling.sampling import draw, plan_sample

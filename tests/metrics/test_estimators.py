@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from pooljudge.metrics.evaluate import load_qrels
+from pooljudge.metrics.eval_inputs import load_qrels
 from pooljudge.metrics.join import join
 from pooljudge.metrics.prels import bind_prels
 from pooljudge.metrics.registry import parse

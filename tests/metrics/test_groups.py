@@ -86,7 +86,7 @@ def test_group_means_against_direct_means():
     assert table["group"].tolist()[:3] == ["odd-ish", "even", "all-two"]
     assert table["run"].tolist() == ["r1"] * 3 + ["r2"] * 3
     assert warnings == ["1 evaluated topic(s) belong to no group, e.g. 4",
-                        "1 grouped topic(s) were not evaluated, e.g. 9"]
+                        "1 grouped topic(s) were not evaluated (not in the qrels), e.g. 9"]
 
 
 def test_group_means_t_intervals_against_scipy():

@@ -7,7 +7,8 @@ import numpy as np
 import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pooljudge.metrics.join import Labelled, Qrels, Ranking, rank
+from pooljudge.metrics.join import Labelled, Ranking, rank
+from pooljudge.metrics.qrels_lookup import Qrels
 
 from pooljudge.formats.ranking import rank_rows
 

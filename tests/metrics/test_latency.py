@@ -33,3 +33,14 @@ def test_the_section_escapes_run_names_and_says_what_is_missing():
     html = render_section(latency_section(LATENCY, MEANS))
     assert "&lt;b&gt;dense@v1" in html and "<b>dense" not in html
     assert "p95_ms" in html and "Warning: 1 run(s) have no latency row" in html
+
+
+def test_the_timed_count_prints_as_an_integer_even_beside_an_unmatched_run():
+    """new@v2 has no latency row, so the joined column holds a missing value; the counts of
+    the others still print as integers (``timed`` 3, not 3.0000)."""
+    html = render_section(latency_section(LATENCY, MEANS))
+    rows = {row.split("</td>", 1)[0]: row for row in html.split("<tr><td>")[1:]}
+    assert rows["&lt;b&gt;dense@v1"].endswith('<td class="num">3</td></tr>')
+    assert rows["bm25@v1"].endswith('<td class="num">4</td></tr>')
+    assert "3.0000" not in html and "4.0000" not in html
+    assert rows["new@v2"].endswith("<td>–</td></tr>")

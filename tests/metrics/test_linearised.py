@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from pooljudge.metrics.estimators import inferred_ndcg_inputs, stat_ndcg_inputs
-from pooljudge.metrics.evaluate import load_qrels
+from pooljudge.metrics.eval_inputs import load_qrels
 from pooljudge.metrics.join import join
 from pooljudge.metrics.linearised import (
     gradient,

@@ -10,14 +10,15 @@ import numpy as np
 import pandas as pd
 import pytest
 from pooljudge.metrics.latency import LATENCY_COLUMNS, latency_table
-from pooljudge.metrics.logs import (
-    LogIndex,
-    log_runs,
+from pooljudge.metrics.log_index import LogIndex
+from pooljudge.metrics.log_queries import (
     log_topics,
     query_strata,
     select_queries,
+    several_values,
     topic_groups,
 )
+from pooljudge.metrics.logs import log_runs
 
 from pooljudge.formats.logs import read_logs
 from tests.support.logs import sample_records, write_jsonl
@@ -155,15 +156,23 @@ def test_topics_keep_the_first_text_and_warn_about_others(tmp_path):
                         "keeps its first"]
 
 
-def test_topic_groups_name_every_logged_value_once(tmp_path):
+def test_topic_groups_follow_the_strata_rule_the_first_logged_value(tmp_path):
+    """q1 is logged with two categories: it is in the group of its first (billing), as its
+    stratum is, and both say so in the same warning."""
     records = [{"query_id": "q1", "category": "billing", "language": "en", "results": []},
                {"query_id": "q1", "category": "billing", "tenant": "t 1", "results": []},
                {"query_id": "q2", "category": "returns", "language": "en", "results": []},
                {"query_id": "q1", "category": "returns", "results": []}]
-    groups = topic_groups(_logs(tmp_path, records))
+    logs = _logs(tmp_path, records)
+    groups = topic_groups(logs)
     assert list(groups.itertuples(index=False, name=None)) == [
-        ("q1", "category=billing"), ("q2", "category=returns"), ("q1", "category=returns"),
+        ("q1", "category=billing"), ("q2", "category=returns"),
         ("q1", "language=en"), ("q2", "language=en"), ("q1", "tenant=t 1")]
+    strata, strata_warnings = query_strata(logs, "category")
+    assert strata.to_dict("list") == {"query_id": ["q1", "q2"], "stratum": ["billing", "returns"]}
+    message = ("1 query id(s) are logged with several values of category (e.g. q1): each is "
+               "counted in its first")
+    assert several_values(logs) == strata_warnings == [message]
 
 
 def test_latency_percentiles_match_numpy_per_run(tmp_path):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from pooljudge.metrics.evaluate import load_qrels
+from pooljudge.metrics.eval_inputs import load_qrels
 from pooljudge.metrics.join import join
 from pooljudge.metrics.prels import bind_prels
 

@@ -137,7 +137,7 @@ def test_runs_read_one_ahead_score_like_runs_read_in_turn(tmp_path):
         paths.append(tmp_path / name)
     (tmp_path / "bad").write_text("1 Q0 d1 1 x run\n")
     measures = ["AP", "P@5"]
-    from pooljudge.metrics.evaluate import parse_all
+    from pooljudge.metrics.eval_inputs import parse_all
 
     parsed = parse_all(measures)
     ahead = score_all(tmp_path / "q", paths, parsed, block_bytes=None)[1]
@@ -153,7 +153,7 @@ def test_runs_read_one_ahead_score_like_runs_read_in_turn(tmp_path):
 
 
 def test_prels_scores_take_prepared_qrels_and_read_prels_alike(tmp_path):
-    from pooljudge.metrics.evaluate import load_qrels, parse_all
+    from pooljudge.metrics.eval_inputs import load_qrels, parse_all
     from pooljudge.metrics.prels import load_prels
 
     qrels = pd.DataFrame({"topic": ["1", "1", "2"], "doc": ["a", "b", "a"], "label": [1, 0, 2]})

@@ -21,7 +21,7 @@ from pooljudge.metrics.report import (
     render_report,
     sections,
 )
-from pooljudge.metrics.report_html import Section, html_table, render_page
+from pooljudge.metrics.report_html import MAX_COLUMNS, Section, html_table, render_page
 
 from pooljudge import metrics
 from pooljudge.cli import main
@@ -191,8 +191,15 @@ def _report_cells(tmp_path, qrels, runs: dict, names: tuple[str, ...]) -> list[s
 def test_report_cli_with_mathtext_run_names(tmp_path):
     qrels, runs = _math_named(5)
     cells = [t for t in _report_cells(tmp_path, qrels, runs, MATH_NAMES) if t in MATH_NAMES]
-    for name in MATH_NAMES:  # rows of means, RBP, bias (twice: run, left out) and curves;
-        assert cells.count(name) == 5 + 8  # a column of each of the 8 per-topic tables
+    # rows of means, RBP, bias (twice: run, left out) and curves, each row once per part of
+    # a table split at MAX_COLUMNS (the run column repeats); a column of each per-topic table
+    split = {s.key: [f for f in s.tables.values()] for s in sections(
+        collect(*_math_named(5), pool_depth=5))}
+    parts = sum(-(-f.shape[1] // MAX_COLUMNS) for key in ("means", "rbp", "bias", "pr")
+                for f in split[key])
+    assert parts > 4  # some tables were split
+    for name in MATH_NAMES:
+        assert cells.count(name) == parts + 1 + len(split["topics"])
 
 
 def test_report_cli_with_run_names_that_are_column_names(tmp_path):

@@ -107,7 +107,7 @@ def test_ungrouped_and_unevaluated_topics_are_warned_about():
     groups = pd.concat([groups.iloc[1:], pd.DataFrame({"topic": ["t99"], "group": ["a"]})])
     warnings = group_report(per_topic, groups, ["AP"]).warnings
     assert any("belong to no group, e.g. t0" in w for w in warnings)
-    assert any("not evaluated, e.g. t99" in w for w in warnings)
+    assert any("not evaluated (not in the qrels), e.g. t99" in w for w in warnings)
 
 
 def test_small_groups_are_named_in_the_note():

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from pooljudge.metrics.evaluate import load_qrels, parse_all, score, tidy
+from pooljudge.metrics.eval_inputs import load_qrels, parse_all
+from pooljudge.metrics.evaluate import score, tidy
 from pooljudge.metrics.returned import count_names, cutoffs, num_ret, with_counts
 
 from pooljudge.formats.trec import run_columns

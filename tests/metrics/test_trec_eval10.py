@@ -20,7 +20,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from pooljudge.metrics.evaluate import load_qrels, load_runs, score
+from pooljudge.metrics.eval_inputs import load_qrels, load_runs
+from pooljudge.metrics.evaluate import score
 from pooljudge.metrics.join import join
 from pooljudge.metrics.registry import Measure, make, parse
 

@@ -217,7 +217,7 @@ def test_bad_arguments_raise_input_errors(text, fragment):
     ("ndcg.1=3,2=9", ["nDCG(gains={1:3,2:9})"]),
 ])
 def test_eval_accepts_trec_eval_parameter_spellings(spelling, expected):
-    from pooljudge.metrics.evaluate import parse_all
+    from pooljudge.metrics.eval_inputs import parse_all
 
     assert [str(m) for m in parse_all([spelling])] == expected
     assert parse_all([spelling]) == parse_all(expected)
@@ -229,7 +229,7 @@ def test_eval_accepts_trec_eval_parameter_spellings(spelling, expected):
     ("nosuch.5", "unknown measure 'nosuch.5'"),
 ])
 def test_eval_refuses_a_bad_trec_eval_spelling_in_one_message(spelling, message):
-    from pooljudge.metrics.evaluate import parse_all
+    from pooljudge.metrics.eval_inputs import parse_all
 
     with pytest.raises(InputError, match=message):
         parse_all([spelling])

@@ -7,7 +7,8 @@ from __future__ import annotations
 import gzip
 
 import pytest
-from pooljudge.metrics.evaluate import parse_all, score_all, tidy
+from pooljudge.metrics.eval_inputs import parse_all
+from pooljudge.metrics.evaluate import score_all, tidy
 
 from pooljudge.cli import main
 from pooljudge.cli.eval_cmd import _rows

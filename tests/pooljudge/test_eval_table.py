@@ -6,7 +6,9 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pooljudge.metrics.evaluate import RunResult, parse_all, tidy
+from pooljudge.metrics.eval_inputs import parse_all
+from pooljudge.metrics.evaluate import tidy
+from pooljudge.metrics.results import RunResult
 from pooljudge.metrics.returned import cutoffs, num_ret, with_counts
 
 from pooljudge.cli.eval_cmd import TABLE_COVERAGE, _render, _shown, _table, _with_errors
