@@ -158,21 +158,21 @@ def _check(rule: str, judged: np.ndarray, relevant: np.ndarray, n_docs: int, tar
            alpha: float, sample: np.ndarray | None) -> Certificate | None:
     """The certificate if ``rule`` stops after ``judged`` (in judging order), else None."""
     labels = relevant[judged]
-    common = {"target": target, "alpha": alpha, "judged": len(judged),
-              "relevant_found": int(labels.sum())}
+    found = int(labels.sum())
     if rule == "hypergeometric":
         p = hypergeometric_p(labels, n_docs, target)
         if p < alpha:
-            return Certificate("hypergeometric", True, p_value=p, recall_bound=target, **common)
-    elif rule == "target":
+            return Certificate("hypergeometric", True, target, alpha, len(judged), found,
+                               p_value=p, recall_bound=target)
+    elif rule == "target" and sample is not None:
         targets = sample[relevant[sample] == 1]
         if len(targets) and np.isin(targets, judged).all() and len(judged) < n_docs:
             union = np.union1d(judged, sample)
-            common.update(judged=len(union), relevant_found=int(relevant[union].sum()))
-            return Certificate("target", True, sample_size=len(sample),
-                               sample_relevant=len(targets), recall_bound=target, **common)
-    elif knee_stop(labels):
-        return Certificate("knee", False, **common)
+            return Certificate("target", True, target, alpha, len(union),
+                               int(relevant[union].sum()), sample_size=len(sample),
+                               sample_relevant=len(targets), recall_bound=target)
+    elif rule == "knee" and knee_stop(labels):
+        return Certificate("knee", False, target, alpha, len(judged), found)
     return None
 
 
@@ -180,10 +180,10 @@ def _result(rule: str, judged: np.ndarray, relevant: np.ndarray, target: float, 
             sample: np.ndarray | None, certificate: Certificate | None) -> ReviewResult:
     total = int(relevant.sum())
     if certificate is None:  # the whole collection judged
-        sample_info = {} if sample is None else {
-            "sample_size": len(sample), "sample_relevant": int(relevant[sample].sum())}
-        certificate = Certificate(rule, rule != "knee", target, alpha, len(judged), total,
-                                  exhausted=True, **sample_info)
+        certificate = Certificate(
+            rule, rule != "knee", target, alpha, len(judged), total, exhausted=True,
+            sample_size=None if sample is None else len(sample),
+            sample_relevant=None if sample is None else int(relevant[sample].sum()))
     found = certificate.relevant_found
     return ReviewResult(certificate.judged, found, total, found / total if total else 1.0,
                         certificate)
