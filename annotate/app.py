@@ -1,4 +1,6 @@
-"""The Streamlit app: log in from ``?token=``, then route to the pages the person's role allows.
+"""The Streamlit app: log in (session cookie or ``?token=``), then route to the pages the
+person's roles allow (the widest role they hold in any campaign; each admin page then offers
+only the campaigns where they hold its role, :func:`pooljudge.annotate.ui.admin.pick_campaign`).
 
 Page files live in ``app_pages/``, not ``pages/``: Streamlit treats a ``pages/`` folder beside
 the main script as legacy multipage routes, which bypass this router on a direct page URL.
@@ -13,10 +15,11 @@ admin.
 from __future__ import annotations
 
 import streamlit as st
+from pooljudge.annotate.ui import keys
 from pooljudge.annotate.ui.faults import storage_faults_shown
 from pooljudge.annotate.ui.render import STYLE, caption_html
 from pooljudge.annotate.ui.routes import ICON, PAGES, ROUTES, home_route
-from pooljudge.annotate.ui.session import login, show_login_problem
+from pooljudge.annotate.ui.session import login, logout, roles, show_login_problem, top_role
 from pooljudge.annotate.ui.upload_gate import admit
 
 
@@ -35,10 +38,15 @@ def _route() -> None:
         st.navigation([st.Page(show_login_problem, title="Log in", url_path="login")],
                       position="hidden").run()
         return
-    pages = _pages(user.role)
+    pages = _pages(top_role(user))
     with st.sidebar:  # names come from uploads: escaped HTML, never Markdown
         st.html(caption_html(f"{user.name} · {user.role} · campaign {user.campaign_name}",
                              css_class="pj-identity"))
+        others = [f"{role} of {name}" for name, role in roles().items()
+                  if name != user.campaign_name]
+        if others:
+            st.html(caption_html("Also " + ", ".join(others), css_class="pj-identity"))
+        st.button("Log out", icon=":material/logout:", key=keys.LOGOUT, on_click=logout)
     shown = sum(page.visibility == "visible" for page in pages)
     st.navigation(pages, position="sidebar" if shown > 1 else "hidden").run()
 

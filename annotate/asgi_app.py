@@ -8,6 +8,10 @@ Streamlit's own ``st.App``, behind one middleware that closes two doors Streamli
   visitor cannot park data in the server's memory (W3). Admins' uploads are still bounded by
   ``server.maxUploadSize`` (``pooljudge serve --max-upload-mb``).
 
+Behind it, the login exchange (:mod:`pooljudge.annotate.login_route`): a login link's token is
+traded for an HttpOnly, SameSite=Strict session cookie and leaves the address bar; ``/logout``
+ends the session.
+
 ``streamlit run`` finds ``app`` below (its ASGI app discovery) and serves it with its command
 line options; the module is imported by its file's stem, so it refers to the app script by
 path and to the gate through the installed package.
@@ -19,9 +23,11 @@ import re
 from pathlib import Path
 
 import streamlit as st
+from pooljudge.annotate.login_route import LoginExchange, logout
 from pooljudge.annotate.ui.upload_gate import admitted
 from starlette.middleware import Middleware
 from starlette.responses import PlainTextResponse
+from starlette.routing import Route
 
 __all__ = ["METRICS", "UPLOAD", "DoorKeeper", "app"]
 
@@ -49,4 +55,5 @@ class DoorKeeper:
         await self.inner(scope, receive, send)
 
 
-app = st.App(Path(__file__).with_name("app.py"), middleware=[Middleware(DoorKeeper)])
+app = st.App(Path(__file__).with_name("app.py"), routes=[Route("/logout", logout)],
+             middleware=[Middleware(DoorKeeper), Middleware(LoginExchange)])

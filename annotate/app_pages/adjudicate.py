@@ -1,6 +1,8 @@
-"""Adjudication queue (adjudicators and admins)."""
+"""Adjudication queue (adjudicators and admins of the campaign chosen)."""
 
-from pooljudge.annotate.ui import agreement_view, session
+from pooljudge.annotate.ui import admin, agreement_view, session
 
-user = session.require_page(__file__)
-agreement_view.render_adjudication(session.engine(), user)
+session.require_page(__file__)
+engine = session.engine()
+campaign = admin.pick_campaign(engine, "Adjudicate", allowed=("adjudicator", "admin"))
+agreement_view.render_adjudication(engine, campaign)

@@ -2,6 +2,7 @@
 
 from pooljudge.annotate.ui import admin, agreement_view, session
 
-user = session.require_page(__file__)
+session.require_page(__file__)
 engine = session.engine()
-agreement_view.render_agreement(engine, admin.pick_campaign(engine, user))
+campaign = admin.pick_campaign(engine, "Agreement")
+agreement_view.render_agreement(engine, campaign)

@@ -2,6 +2,7 @@
 
 from pooljudge.annotate.ui import admin, session
 
-user = session.require_page(__file__)
+session.require_page(__file__)
 engine = session.engine()
-admin.render_overview(engine, admin.pick_campaign(engine, user))
+campaign = admin.pick_campaign(engine, "Overview")
+admin.render_overview(engine, campaign)

@@ -4,4 +4,5 @@ from pooljudge.annotate.ui import admin, people, session
 
 user = session.require_page(__file__)
 engine = session.engine()
-people.render_people(engine, admin.pick_campaign(engine, user), user)
+campaign = admin.pick_campaign(engine, "People")
+people.render_people(engine, campaign, user)

@@ -2,6 +2,7 @@
 
 from pooljudge.annotate.ui import admin, session, terms_admin
 
-user = session.require_page(__file__)
+session.require_page(__file__)
 engine = session.engine()
-terms_admin.render_terms(engine, admin.pick_campaign(engine, user))
+campaign = admin.pick_campaign(engine, "Highlight terms")
+terms_admin.render_terms(engine, campaign)

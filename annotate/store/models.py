@@ -393,3 +393,6 @@ class GuidelinesAck(SQLModel, table=True):
     annotator_id: int = Field(foreign_key="annotator.id", primary_key=True)
     guidelines_sha256: str = Field(primary_key=True)
     acked_at: datetime = _time()
+
+
+from pooljudge.annotate.store.access_models import CampaignRole, LoginSession  # noqa: E402, F401

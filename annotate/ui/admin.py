@@ -9,6 +9,7 @@ annotators in the last active hour), with the same words (:data:`~pooljudge.anno
 from __future__ import annotations
 
 import io
+from collections.abc import Collection
 from datetime import timedelta
 
 import pandas as pd
@@ -17,12 +18,12 @@ from pooljudge.annotate import store
 from pooljudge.annotate.campaigns import sampled_export
 from pooljudge.annotate.consensus import Policy, consensus_qrels
 from pooljudge.annotate.consensus_policies import PLAIN_POLICIES
-from pooljudge.annotate.records import AnnotatorInfo, CampaignInfo
+from pooljudge.annotate.records import CampaignInfo
 from pooljudge.annotate.store import PACE, session_scope, time_left
-from pooljudge.annotate.ui import keys
+from pooljudge.annotate.ui import keys, session
 from pooljudge.annotate.ui.annotator_stats import render_annotator_stats
 from pooljudge.annotate.ui.judge_stats import time_left_text
-from pooljudge.annotate.ui.render import duration_text
+from pooljudge.annotate.ui.render import duration_text, md_escape
 from sqlalchemy import Engine
 
 from pooljudge.formats.prels import prels_bytes
@@ -31,14 +32,43 @@ from pooljudge.formats.trec import qrels_bytes, write_cannot_judge
 __all__ = ["hourly_rates", "pick_campaign", "render_export", "render_overview"]
 
 
-def pick_campaign(engine: Engine, user: AnnotatorInfo) -> CampaignInfo:
-    """A campaign selector in the sidebar (the admin's own campaign first)."""
-    with session_scope(engine, readonly=True) as session:
-        campaigns = store.list_campaigns(session)
-    names = [c.name for c in campaigns]
-    default = names.index(user.campaign_name) if user.campaign_name in names else 0
-    name = st.sidebar.selectbox("Campaign", names, index=default, key=keys.CAMPAIGN_PICKER)
-    return campaigns[names.index(name)]
+def pick_campaign(engine: Engine, title: str, *, allowed: Collection[str] = ("admin",)
+                  ) -> CampaignInfo:
+    """The campaign this page works on, and the page's heading naming it.
+
+    Offered (a sidebar selector): only the campaigns where the logged-in person holds one of
+    ``allowed``. Chosen: ``?campaign=`` of the address, else the one picked on an earlier page,
+    else their own campaign; the choice is written back to the address, so it survives
+    navigation, reload and bookmarks. A campaign they do not hold (typed into the address) is
+    refused, and the page stops."""
+    names = [name for name, role in session.roles().items() if role in allowed]
+    state = st.session_state
+    asked = st.query_params.get("campaign") or state.get(keys.CAMPAIGN)
+    if asked is not None and asked not in names:
+        st.title(title)
+        st.error(md_escape(f"Not allowed: you are not {' or '.join(allowed)} of campaign "
+                           f"{asked!r}."), icon=":material/block:")
+        st.stop()
+    if not names:
+        st.title(title)
+        st.error("Not allowed: you hold this role in no campaign.", icon=":material/block:")
+        st.stop()
+    state[keys.CAMPAIGN_PICKER] = asked or names[0]
+    name = st.sidebar.selectbox("Campaign", names, key=keys.CAMPAIGN_PICKER,
+                                on_change=_picked)
+    state[keys.CAMPAIGN] = name
+    if st.query_params.get("campaign") != name:
+        st.query_params["campaign"] = name
+    st.title(md_escape(f"{title} · {name}"))
+    with session_scope(engine, readonly=True) as db:
+        return store.get_campaign(db, name=name)
+
+
+def _picked() -> None:
+    """The selector changed: the new campaign goes into the address (and the session)."""
+    name = st.session_state[keys.CAMPAIGN_PICKER]
+    st.session_state[keys.CAMPAIGN] = name
+    st.query_params["campaign"] = name
 
 
 def hourly_rates(times: pd.DataFrame, now: pd.Timestamp, hours: int = 24) -> pd.DataFrame:

@@ -20,15 +20,15 @@ import streamlit as st
 from pooljudge.annotate import store
 from pooljudge.annotate.agreement import agreement_report, annotator_counts
 from pooljudge.annotate.consensus import adjudication_queue, disagreements
-from pooljudge.annotate.records import AnnotatorInfo, CampaignInfo, LabelScale
+from pooljudge.annotate.records import CampaignInfo, LabelScale
 from pooljudge.annotate.store import session_scope
-from pooljudge.annotate.ui import keys
+from pooljudge.annotate.ui import keys, session
 from pooljudge.annotate.ui.key_gate import mount_gate
 from pooljudge.annotate.ui.pair_panels import show_pair
 from pooljudge.annotate.ui.render import caption_html, md_escape, text_html
 from sqlalchemy import Engine
 
-from pooljudge.errors import InputError
+from pooljudge.errors import InputError, StorageError
 
 __all__ = ["confusion", "confusion_view", "kappa_heat", "render_adjudication",
            "render_agreement"]
@@ -126,10 +126,9 @@ def _overall(overall: dict[str, object]) -> None:
         column.metric(name, shown, help=note)
 
 
-def render_adjudication(engine: Engine, user: AnnotatorInfo) -> None:
-    """The next undecided disagreement of the user's campaign, with one button per label."""
+def render_adjudication(engine: Engine, campaign: CampaignInfo) -> None:
+    """The next undecided disagreement of ``campaign``, with one button per label."""
     with session_scope(engine, readonly=True) as session:
-        campaign = store.get_campaign(session, name=user.campaign_name)
         latest = store.judgments_frame(session, campaign=campaign.name, latest_only=True)
     queue = adjudication_queue(latest, campaign.scale.values) if len(latest) else pd.DataFrame()
     flash = st.session_state.pop(keys.FLASH, None)  # one line, so nothing below moves
@@ -157,10 +156,11 @@ def render_adjudication(engine: Engine, user: AnnotatorInfo) -> None:
         column.button(f"{label.value} · {md_escape(label.name)}", width="stretch",
                       key=keys.adjudicate_key(item, label.value),
                       shortcut=digit if len(digit) == 1 and digit not in "cr" else None,
-                      on_click=_on_decide, args=(engine, user, topic, doc, label.value))
+                      on_click=_on_decide, args=(engine, campaign.name, topic, doc, label.value))
 
 
 _DECIDING = "pj_deciding"
+ADJUDICATORS = ("adjudicator", "admin")
 
 
 def _mount_gate(campaign: CampaignInfo) -> None:
@@ -171,18 +171,26 @@ def _mount_gate(campaign: CampaignInfo) -> None:
     mount_gate(None, min_dwell_ms=campaign.min_dwell_ms, actions=digits)
 
 
-def _on_decide(engine: Engine, user: AnnotatorInfo, topic: str, doc: str, label: int) -> None:
-    """Store the decision as an adjudication, once: a press for a pair no longer shown is stale."""
+def _on_decide(engine: Engine, campaign: str, topic: str, doc: str, label: int) -> None:
+    """Store the decision as an adjudication, once: a press for a pair no longer shown is stale.
+
+    The login is re-checked in the write's transaction (adjudicator or admin of ``campaign``).
+    A person deciding in a campaign other than their own is recorded as the label source
+    ``name@their-campaign`` (they are no annotator there)."""
     state = st.session_state
     if state.get(_DECIDING) != (topic, doc):
         return
     state[_DECIDING] = None
-    frame = pd.DataFrame({"annotator": [user.name], "topic": [topic], "doc": [doc],
-                          "label": [label], "kind": ["adjudication"], "source": ["human"]})
     try:
-        with session_scope(engine) as session:
-            store.import_judgments(session, campaign=user.campaign_name, frame=frame)
-    except InputError as exc:
+        with session.write(engine, campaign=campaign, allowed=ADJUDICATORS) as (db, me):
+            home = state[keys.USER].campaign_name
+            name = me.name if home == campaign else f"{me.name}@{home}"
+            frame = pd.DataFrame({"annotator": [name], "topic": [topic], "doc": [doc],
+                                  "label": [label], "kind": ["adjudication"],
+                                  "source": ["human"]})
+            store.import_judgments(db, campaign=campaign, frame=frame,
+                                   label_sources=() if home == campaign else (name,))
+    except (InputError, StorageError) as exc:
         state[keys.FLASH] = f"Not saved: {exc}"
     else:
         state[keys.FLASH] = f"Decided {label} for topic {topic}, document {doc}."

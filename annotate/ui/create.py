@@ -26,15 +26,18 @@ from typing import TypedDict
 
 import pandas as pd
 import streamlit as st
-from pooljudge.annotate.campaigns import CampaignSettings, create_campaign
+from pooljudge.annotate import store
+from pooljudge.annotate.campaigns import CampaignSettings, plan_campaign, store_campaign
 from pooljudge.annotate.keymap import ACTIONS, DEFAULT_KEYS, NAMED_KEYS, KeyMap
 from pooljudge.annotate.links import login_link
 from pooljudge.annotate.records import DEFAULT_MIN_DWELL_MS, MAX_MIN_DWELL_MS, LabelScale
 from pooljudge.annotate.ui import keys
+from pooljudge.annotate.ui import session as login_state
 from pooljudge.annotate.ui.people import Link, app_address, parse_people, show_links
 from pooljudge.annotate.ui.render import md_escape
 from pooljudge.annotate.ui.uploads import (
     read_uploaded_documents,
+    read_uploaded_pool,
     read_uploaded_runs,
     read_uploaded_topics,
 )
@@ -42,7 +45,7 @@ from pooljudge.pooling.orders import ADAPTIVE_ORDERS, JUDGING_ORDERS
 from pooljudge.pooling.strategies import strategies
 from sqlalchemy import Engine
 
-from pooljudge.errors import InputError
+from pooljudge.errors import InputError, StorageError
 
 __all__ = ["SCALES", "SCALE_FROM_FILE", "Pooling", "create_from_uploads", "keymap_from_text",
            "render_create", "scale_from_table", "scale_table"]
@@ -51,6 +54,7 @@ SCALES = {"binary (0–1)": (0, 1), "graded 0–2": (0, 2), "graded 0–3": (0, 
 SCALE_FROM_FILE = "a JSON file (as `pooljudge init --scale FILE.json`)"
 QUEUES = {**JUDGING_ORDERS, **{k: f"adaptive — {v}" for k, v in ADAPTIVE_ORDERS.items()}}
 _SCALE_SOURCE = "label scale"
+CREATE_POOL = "create_pool"                  # an optional ready pool file
 CREATE_MIN_DWELL = "create_min_dwell"  # the form's shortest look before a label key acts
 CREATE_CANNOT_JUDGE = "create_cannot_judge"  # the form's "I can't judge this" checkbox
 CREATE_RATIONALE = "create_rationale"        # the form's labels that need a rationale
@@ -74,21 +78,30 @@ class Pooling(TypedDict):
 
 
 def create_from_uploads(engine: Engine, settings: CampaignSettings, *, pooling: Pooling,
-                        topics, documents: Sequence, runs: Sequence) -> list[Link]:
+                        topics, documents: Sequence, runs: Sequence, pool=None,
+                        creator: str | None = None) -> list[Link]:
     """Read the uploads (:mod:`pooljudge.annotate.ui.uploads`), pool the runs as ``pooling`` says
-    and
-    create the campaign with :func:`pooljudge.annotate.campaigns.create_campaign`; the people's
-    links.
+    (or take the uploaded ``pool``, a file as ``pooljudge pool`` writes it; runs then only give
+    ranks) and store the campaign in one transaction; the people's links.
 
-    InputError (and nothing stored) for a missing input, a bad file or setting, a
-    run naming a topic or document that was not uploaded, an existing campaign or person name.
+    ``creator``: an admin campaign of the logged-in person; their login is re-checked in the
+    same transaction and they are granted ``admin`` of the new campaign. InputError (and nothing
+    stored) for a missing input, a bad file or setting, a pooled topic or document that was not
+    uploaded, an existing campaign or person name, or a login that no longer holds.
     """
-    if not settings.name or topics is None or not documents or not runs:
-        raise InputError("a campaign needs a name, topics, documents and at least one run")
+    if not settings.name or topics is None or not documents or not (runs or pool is not None):
+        raise InputError("a campaign needs a name, topics, documents and runs or a pool file")
     address = app_address()
-    created = create_campaign(engine, settings, topics=read_uploaded_topics(topics),
-                              documents=read_uploaded_documents(documents),
-                              runs=read_uploaded_runs(runs), **pooling)
+    plan = plan_campaign(settings, topics=read_uploaded_topics(topics),
+                         documents=read_uploaded_documents(documents),
+                         runs=read_uploaded_runs(runs) if runs else None,
+                         pool=None if pool is None else read_uploaded_pool(pool), **pooling)
+    if creator is None:
+        created = store_campaign(engine, plan)
+    else:
+        with login_state.write(engine, campaign=creator, allowed=("admin",)) as (session, me):
+            created = store_campaign(session, plan)
+            store.grant_role(session, annotator_id=me.id, campaign=settings.name, role="admin")
     return [(role, name, login_link(address, token)) for role, name, token in created.people]
 
 
@@ -117,9 +130,12 @@ def scale_from_table(table: pd.DataFrame) -> LabelScale:
 
 
 def render_create(engine: Engine) -> None:
+    """The page. One message area at its top: the last creation's links, or the last error."""
+    messages = st.empty()
     if done := st.session_state.get(keys.NEW_LINKS):
         name, links = done
-        show_links(links, f"Campaign {md_escape(name)} created.", state_key=keys.NEW_LINKS)
+        with messages.container():
+            show_links(links, f"Campaign {md_escape(name)} created.", state_key=keys.NEW_LINKS)
     st.subheader("Label scale")
     scale = _scale_input()
     st.subheader("Campaign")
@@ -135,9 +151,12 @@ def render_create(engine: Engine) -> None:
         people = tuple(parse_people(values.pop("people")))
         keymap = keymap_from_text(values.pop("keys"), scale)
         settings = CampaignSettings(scale=scale, people=people, keymap=keymap, **values)
-        links = create_from_uploads(engine, settings, pooling=pooling, **files)
-    except InputError as exc:
-        st.error(md_escape(f"Nothing was created: {exc}"))
+        admin_of = [c for c, role in login_state.roles().items() if role == "admin"]
+        links = create_from_uploads(engine, settings, pooling=pooling, **files,
+                                    creator=admin_of[0] if admin_of else "")
+    except (InputError, StorageError) as exc:
+        st.session_state.pop(keys.NEW_LINKS, None)
+        messages.error(md_escape(f"Nothing was created: {exc}"), icon=":material/error:")
         return
     st.session_state[keys.NEW_LINKS] = (settings.name, links)
     st.rerun()
@@ -179,7 +198,9 @@ def _form_inputs() -> tuple[dict, Pooling, dict]:
     files = {"topics": _uploader("Topics (TREC topics, TSV or JSONL)", key=keys.CREATE_TOPICS),
              "documents": _uploader("Documents (JSONL, TSV or TREC `<DOC>`)", key=keys.CREATE_DOCS,
                                     multiple=True),
-             "runs": _uploader("Runs (TREC format)", key=keys.CREATE_RUNS, multiple=True)}
+             "runs": _uploader("Runs (TREC format)", key=keys.CREATE_RUNS, multiple=True),
+             "pool": _uploader("Or a ready pool (TSV, as `pooljudge pool` writes it; the runs, "
+                               "if given, then only add each pair's ranks)", key=CREATE_POOL)}
     left, middle, right = st.columns(3)
     depth = left.number_input("Pool depth", min_value=1, value=10, key=keys.CREATE_DEPTH)
     budget = middle.number_input("Budget per topic (0 = whole pool)", min_value=0, value=0,

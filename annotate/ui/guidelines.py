@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import streamlit as st
 from pooljudge.annotate import store
-from pooljudge.annotate.records import AnnotatorInfo, CampaignInfo
+from pooljudge.annotate.records import ANNOTATOR_ROLES, AnnotatorInfo, CampaignInfo
 from pooljudge.annotate.store import session_scope
+from pooljudge.annotate.ui import session as login_state
 from pooljudge.annotate.ui.render import md_escape, text_html
 from sqlalchemy import Engine
 
@@ -56,15 +57,16 @@ def gate(engine: Engine, user: AnnotatorInfo, campaign: CampaignInfo) -> bool:
     with st.container(border=True):
         st.html(text_html(campaign.guidelines))
     st.button(READ, key=ACK, type="primary", shortcut=ACK_KEY_NAME, on_click=_acknowledge,
-              args=(engine, user.id, sha))
+              args=(engine, user.campaign_name, sha))
     st.caption(f"Press {ACK_KEY_NAME} or the button to go on to the first pair.")
     return False
 
 
-def _acknowledge(engine: Engine, annotator_id: int, sha: str) -> None:
+def _acknowledge(engine: Engine, campaign: str, sha: str) -> None:
     try:
-        with session_scope(engine) as session:
-            store.acknowledge_guidelines(session, annotator_id=annotator_id, sha256=sha)
+        with login_state.write(engine, campaign=campaign, allowed=ANNOTATOR_ROLES) as (
+                session, me):
+            store.acknowledge_guidelines(session, annotator_id=me.id, sha256=sha)
     except InputError as exc:  # removed meanwhile: the rerun's login check says so
         st.session_state[GATE_FLASH] = f"Not saved: {exc}"
     except StorageError:
@@ -93,7 +95,7 @@ def render_editor(engine: Engine, campaign: CampaignInfo) -> None:
 def _save(engine: Engine, campaign: str, key: str) -> None:
     text = st.session_state.get(key, "")
     try:
-        with session_scope(engine) as session:
+        with login_state.write(engine, campaign=campaign, allowed=("admin",)) as (session, _):
             before = store.get_campaign(session, name=campaign).guidelines
             store.set_guidelines(session, campaign=campaign, text=text)
     except (InputError, StorageError) as exc:

@@ -51,6 +51,7 @@ from pooljudge.annotate.ui import (
     judge_verdict,
     keys,
 )
+from pooljudge.annotate.ui import session as login_state
 from pooljudge.annotate.ui.faults import storage_faults_shown
 from pooljudge.annotate.ui.key_gate import mount_gate
 from pooljudge.annotate.ui.keyboard import mount_keyboard
@@ -109,7 +110,7 @@ def _judging_area(engine: Engine, user: AnnotatorInfo, campaign: CampaignInfo,
         except InputError:  # removed meanwhile: the full run shows the login message
             st.rerun(scope="app")
     with session_scope(engine, readonly=True) as session:
-        still_in = store.authenticate(session, token=state.get(keys.TOKEN) or "") is not None
+        still_in = store.login(session, credential=login_state.credential()) is not None
         view, earlier = _displayed_pair(session, user)
         progress = store.progress(session, campaign=campaign.name, annotator_id=user.id,
                                   pairs=_topic_pairs(engine, str(engine.url), campaign.name))

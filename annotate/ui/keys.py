@@ -11,6 +11,9 @@ from __future__ import annotations
 # --- session state ------------------------------------------------------------------------------
 USER = "pj_user"                 # AnnotatorInfo of the logged-in person
 TOKEN = "pj_token"               # their login token (re-checked on every run: removal logs out)
+ROLES = "pj_roles"               # campaign name -> the person's role there (store.campaign_roles)
+LOGOUT = "logout"                # the sidebar's Log out button
+LOGGED_OUT = "pj_logged_out"     # set by Log out: the login page says so
 CURRENT = "pj_current"           # PairView on screen, or None to fetch the next one
 SHOWN_AT = "pj_shown_at"         # time.monotonic() when CURRENT appeared (seconds spent)
 BACK_STEPS = "pj_back_steps"     # 0 = new pairs; n = the n-th most recent own judgment on screen

@@ -13,22 +13,25 @@ from __future__ import annotations
 from collections.abc import Sequence
 from urllib.parse import urlsplit, urlunsplit
 
+import pandas as pd
 import streamlit as st
 from pooljudge.annotate import store
 from pooljudge.annotate.links import DEFAULT_APP_URL, configured_address, login_link
 from pooljudge.annotate.records import ANNOTATOR_ROLES, AnnotatorInfo, CampaignInfo
 from pooljudge.annotate.store import session_scope
 from pooljudge.annotate.ui import guidelines, keys
+from pooljudge.annotate.ui import session as login_state
 from pooljudge.annotate.ui.render import md_escape
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-from pooljudge.errors import InputError
+from pooljudge.errors import InputError, StorageError
 
 __all__ = ["Link", "add_people", "app_address", "parse_people", "render_people",
            "show_links"]
 
 Link = tuple[str, str, str]  # (role, name, login link)
+ADMIN = ("admin",)
 
 
 def parse_people(text: str) -> list[tuple[str, str]]:
@@ -98,8 +101,13 @@ def render_people(engine: Engine, campaign: CampaignInfo, user: AnnotatorInfo) -
     with session_scope(engine, readonly=True) as session:
         listed = store.list_annotators(session, campaign=campaign.name)
     listed = listed.loc[listed["human"].astype(bool)]
-    st.subheader(f"People of {md_escape(campaign.name)}")
-    st.dataframe(listed[["name", "role", "judgments", "last_judgment"]], hide_index=True)
+    shown = listed[["name", "role", "judgments", "last_judgment"]].astype({"last_judgment":
+                                                                         object})
+    shown["last_judgment"] = shown["last_judgment"].map(
+        lambda t: "never" if t is None or pd.isna(t) else str(t)[:16])
+    st.dataframe(shown.rename(columns={"name": "Name", "role": "Role", "judgments": "Judgments",
+                                       "last_judgment": "Last judgment (UTC)"}),
+                 hide_index=True)
     own = user.name if user.campaign_name == campaign.name else None
     left, right = st.columns(2)
     with left:
@@ -134,10 +142,10 @@ def _add(engine: Engine, campaign: str) -> None:
         people = parse_people(state.get(keys.PEOPLE_TEXT, ""))
         if not people:
             raise InputError("nobody to add: write one `name` or `name,role` per line")
-        with session_scope(engine) as session:
+        with login_state.write(engine, campaign=campaign, allowed=ADMIN) as (session, _):
             links = add_people(session, campaign=campaign, people=people,
                                address=app_address())
-    except InputError as exc:
+    except (InputError, StorageError) as exc:
         state[keys.PEOPLE_FLASH] = ("error", f"Nobody was added: {exc}")
         return
     state[keys.PEOPLE_LINKS] = (campaign, links)
@@ -161,9 +169,9 @@ def _remove(engine: Engine, campaign: str) -> None:
         state[keys.PEOPLE_FLASH] = ("error", "Choose a person and tick the box to remove them.")
         return
     try:
-        with session_scope(engine) as session:
+        with login_state.write(engine, campaign=campaign, allowed=ADMIN) as (session, _):
             store.remove_annotator(session, campaign=campaign, name=name)
-    except InputError as exc:
+    except (InputError, StorageError) as exc:
         state[keys.PEOPLE_FLASH] = ("error", f"Not removed: {exc}")
         return
     state.pop(keys.PEOPLE_LINKS, None)

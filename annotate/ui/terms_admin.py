@@ -15,6 +15,7 @@ import streamlit as st
 from pooljudge.annotate import store
 from pooljudge.annotate.records import CampaignInfo
 from pooljudge.annotate.store import session_scope
+from pooljudge.annotate.ui import session as login_state
 from pooljudge.annotate.ui.render import md_escape
 from sqlalchemy import Engine
 
@@ -51,7 +52,6 @@ def render_terms(engine: Engine, campaign: CampaignInfo) -> None:
     """The page: a table of every topic's terms, and the editor of one topic's."""
     with session_scope(engine, readonly=True) as session:
         terms = store.campaign_terms(session, campaign=campaign.name)
-    st.subheader(f"Highlight terms of {md_escape(campaign.name)}")
     texts = "title, description and narrative" if campaign.highlight_narrative \
         else "title and description"
     st.caption(f"Documents are marked with the words and quoted phrases of each topic's {texts}, "
@@ -84,7 +84,7 @@ def _save(engine: Engine, campaign: str, topic: str, key: str) -> None:
     state = st.session_state
     try:
         lines = parse_lines(state.get(key) or "")
-        with session_scope(engine) as session:
+        with login_state.write(engine, campaign=campaign, allowed=("admin",)) as (session, _):
             count = store.set_topic_terms(session, campaign=campaign, terms={topic: lines})
     except InputError as exc:
         state[TERMS_FLASH] = ("error", f"Nothing was saved: {exc}")

@@ -1,10 +1,11 @@
 """``pooljudge correlate QRELS_A QRELS_B RUN...``: how system orderings change between judgments.
 
 Every run is scored under both judgment sets; per measure the command reports Kendall's tau
-(scipy, tau-b), tau_AP (Yilmaz, Aslam & Robertson 2008; A is the reference), and the pairs of
-runs that swap places. ``table`` prints the summary, each run's ranks and the swapped pairs;
-``tsv`` prints one row per run and measure (``measure run score_a rank_a score_b rank_b change``);
-``json`` gives all three.
+(scipy, tau-b), tau_AP (Yilmaz, Aslam & Robertson 2008; A is the reference), tau_AP-b, tau_GAP
+and top-k tau, each with a bootstrap-over-topics interval (``correlate_intervals.py``), and the
+pairs of runs that swap places. ``table`` prints the summary, each run's ranks and the swapped
+pairs; ``tsv`` prints one row per run and measure
+(``measure run score_a rank_a score_b rank_b change``); ``json`` gives all three.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import json
 from typing import TYPE_CHECKING
 
 from pooljudge.cli import Subcommands
+from pooljudge.cli.correlate_intervals import add_interval_options, with_intervals
 from pooljudge.cli.inputs import read_runs
 from pooljudge.cli.options import (
     add_format_option,
@@ -35,6 +37,7 @@ def register(subparsers: Subcommands) -> None:
     parser = subparsers.add_parser("correlate", help=HELP, description=summary(__doc__))
     add_qrels_runs(parser, (("QRELS_A", "reference judgments"), ("QRELS_B", "other judgments")))
     add_measure_option(parser, DEFAULT)
+    add_interval_options(parser)
     add_format_option(parser)
     parser.set_defaults(handler=run)
 
@@ -51,9 +54,11 @@ def run(args: argparse.Namespace) -> int:
     runs = dict(read_runs(args.runs))
     if len(runs) < 2:
         warn("correlate", "one run has no ordering to compare: tau is undefined")
-    means = [tidy([score(q, name, columns, measures) for name, columns in runs.items()],
-                  per_topic=False) for q in (qrels_a, qrels_b)]
+    results = [[score(q, name, columns, measures) for name, columns in runs.items()]
+               for q in (qrels_a, qrels_b)]
+    means = [tidy(scored, per_topic=False) for scored in results]
     summary, changes = correlate(*means)
+    summary = with_intervals(summary, *results, args)
     swaps = []
     for measure in summary["measure"]:
         a, b = (_scores(m, measure) for m in means)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from pooljudge.cli import Subcommands
 from pooljudge.cli.datasets import add_dataset_option, qrels_and_runs, qrels_name
+from pooljudge.cli.eval_soft import add_soft_options, refuse_soft_options, run_soft
 from pooljudge.cli.options import (
     add_compat_option,
     add_format_option,
@@ -60,7 +61,7 @@ class _ListMeasures(argparse.Action):
 
 def register(subparsers: Subcommands) -> None:
     parser = subparsers.add_parser("eval", help=HELP, description=HELP)
-    add_qrels_runs(parser, dataset=True)
+    add_qrels_runs(parser, dataset=True)  # --soft-qrels too takes QRELS as a run
     parser.add_argument("--list-measures", action=_ListMeasures, nargs="?", metavar="NAME",
                         help="print every measure (or NAME's: P, P@10, P_10) with its "
                              "parameters, summary and trec_eval names, then exit")
@@ -93,6 +94,7 @@ def register(subparsers: Subcommands) -> None:
                              "measure) or by a seeded bootstrap within strata "
                              "(default: each estimator's own, pooljudge.metrics.uncertainty)")
     add_units_options(parser, "the level of the qrels")
+    add_soft_options(parser)
     add_compat_option(parser)
     add_format_option(parser, "table (default): means per run; tsv: run topic measure value. "
                               "Every format also gives NumRet (documents returned, summed over "
@@ -110,6 +112,9 @@ def run(args: argparse.Namespace) -> int:
         from pooljudge.metrics.returned import cutoffs, num_ret, with_counts
 
     measures = measures_from(args)
+    if args.soft_qrels is not None:
+        return run_soft(args, measures)
+    refuse_soft_options(args)
     check_prels(measures, args.prels is not None)
     if (args.se or args.se_method) and not args.prels:
         raise UsageError("--se needs --prels FILE: standard errors are those of the estimators "

@@ -41,8 +41,8 @@ from pooljudge.errors import UsageError
 
 __all__ = ["FORWARDED", "register", "run_streamlit", "serve", "streamlit_command"]
 
-# the ASGI app (app.py behind its door keeper) inside the installed package (the folder
-# annotate/ installs as pooljudge.annotate)
+# the ASGI app (app.py behind its door keeper and login exchange) inside the installed package
+# (the folder annotate/ installs as pooljudge.annotate)
 APP = Path(importlib.util.find_spec("pooljudge.annotate").origin).with_name("asgi_app.py")
 FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 MAX_POOL_SIZE = 1000

@@ -93,8 +93,9 @@ BEFORE = [("ann1", "annotator"), ("boss", "admin"), ("referee", "adjudicator")]
 def test_the_page_lists_people_by_name_and_role_without_tokens(camp) -> None:
     at = _page("people", camp, "boss")
     table = at.dataframe[0].value
-    assert list(table.columns) == ["name", "role", "judgments", "last_judgment"]
-    assert sorted(map(tuple, table[["name", "role"]].to_numpy().tolist())) == BEFORE
+    assert list(table.columns) == ["Name", "Role", "Judgments", "Last judgment (UTC)"]
+    assert sorted(map(tuple, table[["Name", "Role"]].to_numpy().tolist())) == BEFORE
+    assert set(table["Last judgment (UTC)"]) == {"never"}  # no raw None
     with session_scope(camp["engine"], readonly=True) as session:
         hashes = session.execute(sa.select(Annotator.token_hash)).scalars().all()
     shown = " ".join(str(v) for v in table.to_numpy().ravel())
@@ -121,7 +122,7 @@ def test_adding_a_batch_shows_working_links_once_stored_as_hashes(camp) -> None:
     assert _people(camp) == sorted([*BEFORE, ("ann2", "annotator"), ("lead", "admin"),
                                     ("ref2", "adjudicator")])
     assert at.text_area(key=keys.PEOPLE_TEXT).value == ""
-    listed = at.dataframe[0].value["name"].tolist()              # the table is refreshed
+    listed = at.dataframe[0].value["Name"].tolist()              # the table is refreshed
     assert {"ann2", "lead", "ref2"} <= set(listed) and len(listed) == 6
     at.button(key=keys.HIDE_LINKS).click().run()
     assert not at.code

@@ -1,0 +1,137 @@
+"""Rights per campaign and logins, checked inside the writer's transaction (both backends)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+import sqlalchemy as sa
+from pooljudge.annotate import store
+from pooljudge.annotate.store import Credential, NotAllowed, session_scope
+from pooljudge.annotate.store.access_models import CampaignRole, LoginSession
+
+from pooljudge.errors import InputError
+
+
+@pytest.fixture
+def two(engine, make_campaign):
+    """Campaigns a and b; a's admin boss, a's annotator ann, b's admin other (their tokens)."""
+    a, b = make_campaign(), make_campaign()
+    with session_scope(engine) as session:
+        tokens = {"boss": store.add_annotator(session, campaign=a, name="boss", role="admin"),
+                  "ann": store.add_annotator(session, campaign=a, name="ann"),
+                  "other": store.add_annotator(session, campaign=b, name="other",
+                                               role="admin")}
+    return a, b, tokens
+
+
+def _authorize(engine, token: str, campaign: str, roles=("admin",)):
+    with session_scope(engine) as session:
+        return store.authorize(session, credential=Credential("token", token),
+                               campaign=campaign, roles=roles)
+
+
+def test_roles_are_per_campaign(engine, two) -> None:
+    a, b, tokens = two
+    assert _authorize(engine, tokens["boss"], a).role == "admin"
+    with pytest.raises(NotAllowed, match=f"in campaign '{b}'"):
+        _authorize(engine, tokens["boss"], b)
+    with pytest.raises(NotAllowed, match="role admin"):
+        _authorize(engine, tokens["ann"], a)
+    with session_scope(engine) as session:
+        boss = store.authenticate(session, token=tokens["boss"])
+        assert store.campaign_roles(session, annotator_id=boss.id) == {a: "admin"}
+        store.grant_role(session, annotator_id=boss.id, campaign=b, role="adjudicator")
+        assert store.campaign_roles(session, annotator_id=boss.id) == {a: "admin",
+                                                                       b: "adjudicator"}
+    assert _authorize(engine, tokens["boss"], b, ("adjudicator", "admin")).campaign_name == b
+    with pytest.raises(NotAllowed):
+        _authorize(engine, tokens["boss"], b)
+
+
+def test_a_removed_person_writes_nothing_in_the_same_transaction(engine, two) -> None:
+    """The UI's write pattern: authorize, then write, one transaction. After removal the
+    authorize raises, and the write that follows it never happens."""
+    a, _, tokens = two
+    with session_scope(engine) as session:
+        store.remove_annotator(session, campaign=a, name="boss")
+    with pytest.raises(NotAllowed, match="no longer valid"), session_scope(engine) as session:
+        store.authorize(session, credential=Credential("token", tokens["boss"]), campaign=a,
+                        roles=("admin",))
+        store.add_annotator(session, campaign=a, name="intruder", role="admin")
+    with session_scope(engine, readonly=True) as session:
+        names = set(store.list_annotators(session, campaign=a)["name"])
+    assert "intruder" not in names
+
+
+def test_login_sessions_expire_end_at_logout_and_at_removal(engine, two) -> None:
+    a, _, tokens = two
+    with session_scope(engine) as session:
+        assert store.start_login_session(session, token="wrong") is None
+        first = store.start_login_session(session, token=tokens["boss"])
+        second = store.start_login_session(session, token=tokens["boss"])
+        short = store.start_login_session(session, token=tokens["ann"], hours=-1)
+        stored = set(session.execute(sa.select(LoginSession.id_hash)).scalars())
+    assert first not in stored and store.hash_token(first) in stored  # only the digest
+    with session_scope(engine, readonly=True) as session:
+        assert store.login(session, credential=Credential("session", first)).name == "boss"
+        assert store.login(session, credential=Credential("session", short)) is None
+        assert store.login(session, credential=Credential("session", "")) is None
+    with session_scope(engine) as session:
+        store.end_login_session(session, session_id=first)
+    with session_scope(engine, readonly=True) as session:
+        assert store.login(session, credential=Credential("session", first)) is None
+        assert store.login(session, credential=Credential("session", second)).name == "boss"
+    with session_scope(engine) as session:
+        boss = store.authenticate(session, token=tokens["boss"]).id
+        mine = sa.select(LoginSession).where(LoginSession.annotator_id == boss)
+        assert len(session.execute(mine).all()) == 1  # the second
+        store.remove_annotator(session, campaign=a, name="boss")
+        assert session.execute(mine).all() == []
+    with pytest.raises(NotAllowed), session_scope(engine) as session:
+        store.authorize(session, credential=Credential("session", second), campaign=a,
+                        roles=("admin",))
+
+
+def test_grants_refuse_other_roles_and_the_own_campaign(engine, two) -> None:
+    a, b, tokens = two
+    with session_scope(engine) as session:
+        boss = store.authenticate(session, token=tokens["boss"])
+        with pytest.raises(InputError, match="campaign role is one of"):
+            store.grant_role(session, annotator_id=boss.id, campaign=b, role="annotator")
+        with pytest.raises(InputError, match="cannot grant"):
+            store.grant_role(session, annotator_id=boss.id, campaign=a, role="admin")
+        store.grant_role(session, annotator_id=boss.id, campaign=b, role="admin")
+        store.grant_role(session, annotator_id=boss.id, campaign=b, role="admin")  # replaces
+        assert session.execute(sa.select(sa.func.count()).select_from(CampaignRole).where(
+            CampaignRole.annotator_id == boss.id)).scalar() == 1
+
+
+def test_a_removal_during_a_write_waits_and_the_next_write_is_refused(engine, two) -> None:
+    """The authorize locks the person's row (PostgreSQL: FOR UPDATE; SQLite: the writer's
+    lock): a removal that starts while a write is in flight waits for it, and a write that
+    starts after the removal is refused."""
+    a, _, tokens = two
+    order: list[str] = []
+    inside = threading.Event()
+
+    def remove() -> None:
+        inside.wait(5)
+        with session_scope(engine) as session:
+            store.remove_annotator(session, campaign=a, name="boss")
+        order.append("removed")
+
+    thread = threading.Thread(target=remove)
+    thread.start()
+    with session_scope(engine) as session:
+        store.authorize(session, credential=Credential("token", tokens["boss"]), campaign=a,
+                        roles=("admin",))
+        inside.set()
+        time.sleep(0.5)
+        store.add_annotator(session, campaign=a, name="late")
+        order.append("written")
+    thread.join(10)
+    assert order == ["written", "removed"]
+    with pytest.raises(NotAllowed):
+        _authorize(engine, tokens["boss"], a)
