@@ -9,7 +9,7 @@ import html
 import pytest
 
 from pooljudge.cli import main
-from tests.test_cli_stages import _folder
+from tests.cli.test_compare_stages import _folder
 
 UNGROUPED = "1 evaluated topic(s) belong to no group, e.g. q3"
 ABSENT = "1 grouped topic(s) were not evaluated (not in the qrels), e.g. q9"

@@ -238,9 +238,9 @@ def test_eval_refuses_pair_files_of_one_level(files, capsys, option):
 
 
 def test_simulate_refuses_units(files, capsys):
-    assert main(["pool", "simulate", files["doc_qrels"], files["docs/sys"], "--units",
+    assert main(["simulate", "orders", files["doc_qrels"], files["docs/sys"], "--units",
                  files["units"]]) == 2
-    assert "--units does not apply to pool simulate" in capsys.readouterr().err
+    assert "unrecognized arguments: --units" in capsys.readouterr().err
 
 
 def test_counts_in_the_eval_table(files, capsys):

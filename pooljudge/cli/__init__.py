@@ -27,32 +27,42 @@ DESCRIPTION = (
     "and evaluate runs with trec_eval-exact numbers and unjudged rates."
 )
 
-# Command name -> the module that registers it, in the order commands appear in --help.
-COMMANDS: dict[str, str] = {
-    "eval": "eval_cmd",
-    "trec_eval": "trec_eval_cmd",
-    "pool": "pool_cmd",
-    "init": "campaign_cmd",
-    "annotators": "campaign_cmd",
-    "campaigns": "campaign_cmd",
-    "judgments": "judgments_cmd",
-    "simulate": "simulate_cmd",
-    "review-simulate": "simulate_review_cmd",
-    "agree": "agree_cmd",
-    "export": "export_cmd",
-    "adjudication": "export_cmd",
-    "serve": "serve_cmd",
-    "demo": "demo_cmd",
-    "bias": "bias_cmd",
-    "correlate": "correlate_cmd",
-    "compare": "compare_cmd",
-    "compare-stages": "stages_cmd",
-    "compare-policies": "compare_policies_cmd",
-    "report": "report_cmd",
-    "autojudge": "autojudge_cmd",
-    "calibrate": "calibrate_cmd",
-    "logs": "logs_cmd",
+# The one table of commands: (name, the module that registers it, its stage), in the order of
+# --help. COMMANDS, the stages of --help and the reference pages are derived from it.
+COMMAND_TABLE: tuple[tuple[str, str, str], ...] = (
+    ("pool", "pool_cmd", "pool"),
+    ("simulate", "simulate_cmd", "pool"),
+    ("compare-policies", "compare_policies_cmd", "pool"),
+    ("init", "init_cmd", "judge"),
+    ("annotators", "annotators_cmd", "judge"),
+    ("campaigns", "campaigns_cmd", "judge"),
+    ("serve", "serve_cmd", "judge"),
+    ("demo", "demo_cmd", "judge"),
+    ("judgments", "judgments_cmd", "judge"),
+    ("autojudge", "autojudge_cmd", "judge"),
+    ("agree", "agree_cmd", "qrels"),
+    ("export", "export_cmd", "qrels"),
+    ("adjudication", "adjudication_cmd", "qrels"),
+    ("eval", "eval_cmd", "evaluate"),
+    ("trec_eval", "trec_eval_cmd", "evaluate"),
+    ("compare", "compare_cmd", "evaluate"),
+    ("compare-stages", "stages_cmd", "evaluate"),
+    ("report", "report_cmd", "evaluate"),
+    ("bias", "bias_cmd", "trust"),
+    ("correlate", "correlate_cmd", "trust"),
+    ("calibrate", "calibrate_cmd", "trust"),
+    ("logs", "logs_cmd", "logs"),
+)
+STAGES: dict[str, str] = {
+    "pool": "pool runs, or compare orders and designs",
+    "judge": "judging campaigns, people and automatic judges",
+    "qrels": "agreement, qrels and adjudication",
+    "evaluate": "measure and compare runs",
+    "trust": "how far to trust the judgments and the numbers",
+    "logs": "production logs",
 }
+# Command name -> the module that registers it, in the order commands appear in --help.
+COMMANDS: dict[str, str] = {name: module for name, module, _ in COMMAND_TABLE}
 COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(COMMANDS.values()))
 
 
@@ -75,14 +85,65 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser; with a known ``command`` only its module is imported (fast start-up)."""
-    parser = _Parser(prog="pooljudge", description=DESCRIPTION)
+    import textwrap
+
+    parser = _Parser(prog="pooljudge", usage="pooljudge [-h] [--version] COMMAND ...",
+                     description="\n".join(textwrap.wrap(DESCRIPTION, _help_width())),
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"pooljudge {__version__}")
-    subparsers = parser.add_subparsers(title="commands", metavar="COMMAND", parser_class=_Parser)
+    subparsers = parser.add_subparsers(metavar="COMMAND", parser_class=_Parser, prog="pooljudge",
+                                       help=argparse.SUPPRESS)
     subparsers.required = True
     modules = (COMMANDS[command],) if command in COMMANDS else COMMAND_MODULES
     for name in modules:
         importlib.import_module(f"pooljudge.cli.{name}").register(subparsers)
+    helps = {action.dest: action.help or "" for action in subparsers._choices_actions}
+    parser.epilog = commands_by_stage(helps, _help_width())
     return parser
+
+
+def _help_width() -> int:
+    """The width argparse wraps to (the terminal's, less its margin), at most 100."""
+    import shutil
+
+    return max(40, min(100, shutil.get_terminal_size().columns - 2))
+
+
+def commands_by_stage(helps: dict[str, str], width: int = 100) -> str:
+    """The epilog of ``pooljudge --help``: the commands of :data:`COMMAND_TABLE` under their
+    stage, each with its one-line help (commands absent from ``helps`` are left out)."""
+    import textwrap
+
+    column = max(len(name) for name, _, _ in COMMAND_TABLE) + 4
+    lines = ["commands, by stage (pooljudge COMMAND --help for each):"]
+    for stage, title in STAGES.items():
+        names = [name for name, _, s in COMMAND_TABLE if s == stage and name in helps]
+        if not names:
+            continue
+        lines.append(f"\n  {stage}: {title}")
+        for name in names:
+            lines += textwrap.wrap(helps[name], width, initial_indent=f"    {name:<{column}}",
+                                   subsequent_indent=" " * (column + 4))
+    return "\n".join(lines)
+
+
+# Spellings of before 0.1.0: (command, how to recognise the old form, the new spelling).
+def _old_spelling(argv: Sequence[str]) -> str | None:
+    """The pointer to the new spelling when ``argv`` is an old one, else None."""
+    command = _command_of(argv)
+    if command is None:
+        return None
+    rest = list(argv)[list(argv).index(command) + 1:]
+    first = rest[0] if rest else ""
+    if command == "pool" and "simulate" in rest and not os.path.exists("simulate") and \
+            next((a for a in rest if not a.startswith("-")), None) == "simulate":
+        new = "simulate designs" if "--sample" in rest else "simulate orders"
+        return f"'pool simulate' is now 'pooljudge {new} QRELS RUN...'"
+    if command == "simulate" and first.startswith("-") and first not in ("-h", "--help"):
+        return "'simulate --campaign ...' is now 'pooljudge simulate annotators --campaign ...'"
+    if command == "calibrate" and first.startswith("-") and first not in ("-h", "--help"):
+        return "'calibrate --campaign ...' is now 'pooljudge calibrate measure --campaign ...'"
+    return None
 
 
 def _command_of(argv: Sequence[str]) -> str | None:
@@ -97,6 +158,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     pipe closed by the reader, ignored) before the interpreter's own flush at exit.
     """
     argv = sys.argv[1:] if argv is None else list(argv)
+    old = _old_spelling(argv)
+    if old is not None:
+        return _fail(old, 2, stdout_failed=False)
     parser = build_parser(_command_of(argv))
     try:
         args = parser.parse_args(argv)

@@ -1,5 +1,6 @@
-"""``pooljudge calibrate``: an automatic judge measured against people, calibration samples for
-people to judge, and the judge's labels shown to people as suggestions."""
+"""``pooljudge calibrate measure|sample|suggest``: an automatic judge measured against people,
+calibration samples for people to judge, and the judge's labels shown to people as
+suggestions."""
 
 from __future__ import annotations
 
@@ -29,21 +30,29 @@ if TYPE_CHECKING:
 
 __all__ = ["register", "render_table"]
 
-HELP = "measure an automatic judge against people (kappa, bias, PPI estimates per run)"
-DESCRIPTION = (
+HELP = "measure an automatic judge against people, sample pairs for them, show suggestions"
+MEASURE_HELP = "measure an automatic judge against people (kappa, bias, PPI estimates per run)"
+MEASURE_DESCRIPTION = (
     "On the pairs labelled both by people (decided by --human-policy) and by the automatic "
     "judge: the confusion matrix, agreement, Cohen's kappa (linear weighted kappa on graded "
     "scales), per-label precision and recall, and the judge's bias (its relevant share minus "
     "people's), each with a bootstrap CI over topics; the same with and without suggestions "
     "shown. With --runs: per run the measure on people's labels, on the judge's, and a "
     "prediction-powered (PPI++) estimate with its CI, plus Kendall's tau and tau_AP between "
-    "the rankings. Actions: 'sample' puts pairs for people to judge at the front of the queue; "
-    "'suggest' shows the judge's labels to people as suggestions.")
+    "the rankings.")
 
 
 def register(subparsers: Subcommands) -> None:
-    parser = subparsers.add_parser("calibrate", help=HELP, description=DESCRIPTION)
-    _add_judge(parser, required=False)
+    group = subparsers.add_parser(
+        "calibrate", help=HELP,
+        description="An automatic judge against people: 'measure' compares their labels; "
+                    "'sample' puts pairs for people to judge at the front of the queue; "
+                    "'suggest' shows the judge's labels to people as suggestions.")
+    actions = group.add_subparsers(title="actions", metavar="ACTION", dest="action",
+                                   parser_class=type(group))
+    actions.required = True
+    parser = actions.add_parser("measure", help=MEASURE_HELP, description=MEASURE_DESCRIPTION)
+    _add_judge(parser, required=False)  # checked by the handler: "--automatic is required"
     parser.add_argument("--human-policy", default=DEFAULT_POLICY, metavar="POLICY",
                         help=f"how people's labels of a pair are decided, as for export "
                              f"--policy (default: {DEFAULT_POLICY})")
@@ -66,8 +75,6 @@ def register(subparsers: Subcommands) -> None:
     parser.add_argument("-o", "--output", default="-", metavar="FILE", help="default: stdout")
     add_db_option(parser)
     parser.set_defaults(handler=_calibrate)
-    actions = parser.add_subparsers(title="actions", metavar="ACTION", dest="action",
-                                    parser_class=type(parser))
     sample = actions.add_parser(
         "sample", help="put N pairs no person judged at the front of the queue",
         description="Pick N pairs that no person has judged, stratified by the judge's label "

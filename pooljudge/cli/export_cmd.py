@@ -1,5 +1,5 @@
 """``pooljudge export`` (consensus qrels + provenance, or with ``--format hf`` a Hugging Face
-dataset: :mod:`pooljudge.cli.export_hf`) and ``pooljudge adjudication list``."""
+dataset: :mod:`pooljudge.cli.export_hf`)."""
 
 from __future__ import annotations
 
@@ -20,8 +20,7 @@ from pooljudge.annotate.consensus_policies import (
 )
 from pooljudge.cli import Subcommands
 from pooljudge.cli.inputs import open_database
-from pooljudge.cli.options import add_db_option, described, int_range, positive_int
-from pooljudge.cli.output import print_frame
+from pooljudge.cli.options import add_db_option, described, int_range
 from pooljudge.errors import InputError, UsageError
 from pooljudge.formats.files import atomic_writer
 
@@ -85,25 +84,9 @@ def register(subparsers: Subcommands) -> None:
                         help="with --format hf: the card's license tag, a Hub license ID such as "
                         "cc-by-4.0 (default: other)")
     export.set_defaults(handler=_export)
-    adjudication = subparsers.add_parser(
-        "adjudication", help="the adjudication queue",
-        description="Disagreements (labels differ; on graded scales by two grades or more) "
-                    "that no adjudicator has decided yet.")
-    actions = adjudication.add_subparsers(title="actions", metavar="ACTION",
-                                          parser_class=type(adjudication))
-    actions.required = True
-    listing = actions.add_parser("list", help="print the queue")
-    listing.add_argument("--min-spread", type=positive_int(), metavar="G",
-                         help="grades apart that make a disagreement (default: 1 binary, 2 graded)")
-    listing.add_argument("--all", action="store_true", help="include adjudicated disagreements")
-    listing.add_argument("--format", choices=("table", "tsv"), default="table",
-                         help="table (default, for reading) or tsv (a header, tab-separated)")
-    listing.set_defaults(handler=_list_queue)
-    for sub in (export, listing):
-        sub.add_argument("--campaign", required=True, metavar="CAMPAIGN",
-                         help="the campaign's name")
-        add_db_option(sub)
-
+    export.add_argument("--campaign", required=True, metavar="CAMPAIGN",
+                        help="the campaign's name")
+    add_db_option(export)
 
 def provenance_path(output: str, given: str | None, suffix: str = PROVENANCE_SUFFIX
                     ) -> str | None:
@@ -293,15 +276,3 @@ def _check_target(option: str, target: str | None) -> None:
         raise UsageError(f"{option} {target!r}: not a file name")
     if not path.parent.is_dir():
         raise UsageError(f"{option} {target}: no such directory: {path.parent}")
-
-
-def _list_queue(args: argparse.Namespace) -> int:
-    from pooljudge.annotate.consensus import adjudication_queue, disagreements
-
-    frame, scale, *_ = load_campaign(args)
-    if args.all:
-        queue = disagreements(frame, scale, min_spread=args.min_spread)
-    else:
-        queue = adjudication_queue(frame, scale, min_spread=args.min_spread)
-    print_frame(queue.astype(object).where(queue.notna(), ""), args.format)
-    return 0

@@ -1,21 +1,16 @@
-"""``pooljudge pool``: merge TREC runs into an ordered judgment pool, or simulate judging orders.
-
-Two forms share one sub-command; the first positional argument decides which:
+"""``pooljudge pool``: merge TREC runs into an ordered judgment pool.
 
     pooljudge pool RUN... [--depth K] [--strategy NAME] [--budget N] [--floor J]
                           [--exclude QRELS] [--seed S] [-o pool.tsv] [--stats]
     pooljudge pool RUN... --sample DESIGN [--budget N] [--depth K] [--strategy NAME]
                           [--seed S] [-o pool.tsv] [--stats]
-    pooljudge pool simulate QRELS RUN... [--depth K] [--strategy NAME]... [--seed S]
-                          [--rel R] [--plot curves.png] [--format table|tsv]
-    pooljudge pool simulate QRELS RUN... --sample DESIGN... [--budget N|P%]... [--draws R]
-                          [-m ESTIMATOR]... [--seed S] [--plot rmse.png] [--format table|tsv|json]
 
-A run file literally named ``simulate`` is given as ``./simulate``. The pool is a TSV with
-``topic doc order best_rank runs n_runs`` (order 1 = judge first, within the topic), written
-atomically to ``-o`` (standard output by default). ``--stats`` prints pool size per topic, each
-run's contribution and unique documents, and run-to-run overlap (to standard error when the pool
-itself goes to standard output).
+Judging orders and sampling designs are compared on complete qrels by ``pooljudge simulate
+orders`` and ``pooljudge simulate designs`` (:mod:`pooljudge.cli.simulate_cmd`). The pool is a
+TSV with ``topic doc order best_rank runs n_runs`` (order 1 = judge first, within the topic),
+written atomically to ``-o`` (standard output by default). ``--stats`` prints pool size per
+topic, each run's contribution and unique documents, and run-to-run overlap (to standard error
+when the pool itself goes to standard output).
 
 With ``--sample`` (:mod:`pooljudge.pooling.sampling`) the file lists every pair of the depth-k pool
 with
@@ -33,13 +28,6 @@ depth-k pool holds each run's top k documents and ``best_rank`` is a document ra
 ``--level chunk`` pools chunks (every run must rank chunks). Without ``--level``: chunk when
 every run ranks chunks, else doc. ``--exclude`` qrels are moved to the same level; runs are
 read whole (a document's place depends on all its chunks).
-
-``pool simulate`` with ``--sample`` compares sampling designs on complete qrels
-(:mod:`pooljudge.metrics.design_simulation`): per design × budget (N pairs or P% of the depth-k
-pool; the
-design's own rates without ``--budget``), R seeded draws are judged from the qrels and every
-run is estimated (``-m``, default statAP xinfAP statPrec@10); it reports per run the bias and
-RMSE against the exact measure, and Kendall's tau and tau_AP of the system rankings.
 """
 
 from __future__ import annotations
@@ -53,37 +41,26 @@ from pooljudge.cli import Subcommands
 from pooljudge.cli.datasets import add_dataset_option, dataset_qrels, refuse_both
 from pooljudge.cli.inputs import read_runs
 from pooljudge.cli.options import (
-    MAX_COUNT,
     MAX_DEPTH,
     add_units_options,
-    int_range,
     nonnegative_int,
     positive_int,
     summary,
 )
 from pooljudge.cli.options import seed as seed_option
 from pooljudge.cli.output import warn
-from pooljudge.cli.simulate_cmd import budget_option, simulate_designs_cmd
+from pooljudge.cli.simulate_pools import budget_option
 from pooljudge.errors import UsageError
-from pooljudge.formats.files import atomic_writer
 from pooljudge.pooling.strategies import DEFAULT_STRATEGY, REGISTRY
 
 __all__ = ["register"]
 
-SIMULATE = "simulate"
 DEFAULT_DEPTH = 100
-DEFAULT_DRAWS = 100
-DEFAULT_SIMULATE = ("docid", "take@1", "borda", "rrf", "combmnz", "rbp-sum", "mtf", "maxmean",
-                    "thompson")
 _USAGE = """
   pooljudge pool RUN... [--depth K] [--strategy NAME] [--budget N] [--floor J]
                  [--exclude QRELS] [--seed S] [-o FILE] [--stats]
   pooljudge pool RUN... --sample DESIGN [--budget N] [--depth K] [--strategy NAME]
-                 [--seed S] [-o FILE] [--stats]
-  pooljudge pool simulate QRELS RUN... [--depth K] [--strategy NAME]... [--seed S] [--rel R]
-                 [--plot FILE.png] [--format table|tsv]
-  pooljudge pool simulate QRELS RUN... --sample DESIGN... [--budget N|P%%]... [--draws R]
-                 [-m ESTIMATOR]... [--seed S] [--plot FILE.png] [--format table|tsv|json]"""
+                 [--seed S] [-o FILE] [--stats]"""
 _KINDS = {"static": "static, fixed before any judgment",
           "adaptive": "adaptive, learning from the judgments (seeded by --seed)"}
 
@@ -103,35 +80,28 @@ def _epilog(width: int = 79) -> str:
                            "strata(A:r1,B:r2,...) by best rank, e.g. strata(10:1.0,30:0.5,100:0.1)"
                            " | pps(prior=ap|rrf|rbp,depth=K,rate=R); rate= is needed without "
                            "--budget (then N sampled pairs over all topics)", width)
-    lines.append('A run file named "simulate" must be given as ./simulate.')
+    lines += textwrap.wrap("to compare judging orders or sampling designs on complete qrels: "
+                           "pooljudge simulate orders|designs QRELS RUN...", width)
     return "\n".join(lines)
 
 
 def register(subparsers: Subcommands) -> None:
     parser = subparsers.add_parser(
-        "pool", help="pool runs into an ordered judgment pool, or simulate judging orders",
+        "pool", help="pool runs into an ordered judgment pool, or sample it by a design",
         description=summary(__doc__), usage=_USAGE, epilog=_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("runs", nargs="+", metavar="RUN",
-                        help="run files (plain or gzip); or: simulate QRELS RUN...")
+                        help="run files (plain or gzip)")
     parser.add_argument("--depth", type=positive_int(MAX_DEPTH),
                         help=f"pool depth k (default {DEFAULT_DEPTH})")
     parser.add_argument("--strategy", action="append", metavar="NAME",
-                        help=f"judging order (default {DEFAULT_STRATEGY}; simulate: may repeat, "
-                        f"default {' '.join(DEFAULT_SIMULATE)})")
+                        help=f"judging order (default {DEFAULT_STRATEGY})")
     parser.add_argument("--budget", type=budget_option, action="append", metavar="N",
                         help="keep at most N pairs per topic (--sample: sample N pairs over all "
-                        "topics; simulate --sample: may repeat, N or P%% of the pool)")
+                        "topics)")
     parser.add_argument("--sample", metavar="DESIGN", action="append",
-                        help="sample the pool by DESIGN, with inclusion probabilities "
-                        "(simulate: may repeat)")
-    parser.add_argument("--draws", type=positive_int(MAX_COUNT), metavar="R",
-                        help=f"simulate --sample: seeded draws per design and budget "
-                        f"(default {DEFAULT_DRAWS})")
-    parser.add_argument("-m", "--measure", action="append", metavar="ESTIMATOR",
-                        help="simulate --sample: estimator (may repeat; default statAP xinfAP "
-                        "statPrec@10)")
+                        help="sample the pool by DESIGN, with inclusion probabilities")
     parser.add_argument("--floor", type=nonnegative_int(MAX_DEPTH), default=0,
                         help="every run's top J come first and are always kept (default 0)")
     parser.add_argument("--exclude", metavar="QRELS", help="leave out pairs already in QRELS")
@@ -140,32 +110,18 @@ def register(subparsers: Subcommands) -> None:
     parser.add_argument("-o", "--output", default="-", help="pool file (default: stdout)")
     parser.add_argument("--stats", action="store_true", help="print pool statistics")
     add_units_options(parser, "chunk when every run ranks chunks, else doc")
-    parser.add_argument("--rel", type=int_range(), default=1,
-                        help="simulate: relevant means label >= R")
-    parser.add_argument("--plot", metavar="FILE", help="simulate: write the curves as PNG")
-    parser.add_argument("--format", choices=("table", "tsv", "json"), default="table",
-                        help="simulate: report format (default table)")
     parser.set_defaults(handler=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
     args.explicit_depth, args.depth = args.depth, args.depth or DEFAULT_DEPTH
-    if args.runs[0] == SIMULATE:
-        _refuse(args, "pool simulate", {"--units": args.units is not None,
-                                        "--level": args.level is not None})
-        if args.sample:
-            return _simulate_designs(args)
-        return _simulate(args)
-    _refuse(args, "pool (they are simulate --sample options)", {
-        "--draws": args.draws is not None, "-m/--measure": args.measure is not None,
-        "--format json": args.format == "json"})
     for option in ("budget", "sample"):
         given = getattr(args, option)
         if given is not None and len(given) > 1:
-            raise UsageError(f"pool takes one --{option} (simulate --sample compares several)")
+            raise UsageError(f"pool takes one --{option} (simulate designs compares several)")
         setattr(args, option, given[0] if given else None)
     if isinstance(args.budget, float):
-        raise UsageError("--budget P% is for pool simulate --sample; give pool N pairs")
+        raise UsageError("--budget P% is for simulate designs; give pool N pairs")
     if args.sample is not None:
         return _sample(args)
     return _pool(args)
@@ -184,12 +140,6 @@ def _specs(args: argparse.Namespace, default: Sequence[str]):
     return [parse_strategy(s, source="--strategy") for s in (args.strategy or default)]
 
 
-def _refuse(args: argparse.Namespace, mode: str, options: dict[str, bool]) -> None:
-    for option, given in options.items():
-        if given:
-            raise UsageError(f"{option} does not apply to {mode}")
-
-
 def _pool(args: argparse.Namespace) -> int:
     import numpy as np
 
@@ -200,12 +150,9 @@ def _pool(args: argparse.Namespace) -> int:
     from pooljudge.pooling.strategies import is_adaptive
 
     _check_common(args)
-    _refuse(args, "pool (it is a simulate option)", {
-        "--plot": args.plot is not None, "--rel": args.rel != 1,
-        "--format": args.format != "table"})
     specs = _specs(args, (DEFAULT_STRATEGY,))
     if len(specs) > 1:
-        raise UsageError("pool takes one --strategy (simulate compares several)")
+        raise UsageError("pool takes one --strategy (simulate orders compares several)")
     if args.budget is not None and args.budget < 1:
         raise UsageError(f"--budget must be at least 1, got {args.budget}")
     if args.floor < 0:
@@ -240,9 +187,6 @@ def _sample(args: argparse.Namespace) -> int:
     from pooljudge.pooling.strategies import is_adaptive
 
     _check_common(args)
-    _refuse(args, "pool --sample (it is a simulate option)", {
-        "--plot": args.plot is not None, "--rel": args.rel != 1,
-        "--format": args.format != "table"})
     if args.floor:
         raise UsageError(f"--floor does not apply to --sample: to judge every run's top "
                          f"{args.floor}, give that stratum rate 1, e.g. strata({args.floor}:1.0,"
@@ -311,68 +255,3 @@ def _print_stats(pool, stream) -> None:
     print(run_contributions(pool).to_string(index=False), file=stream)
     print("\nrun-to-run overlap (pooled pairs both runs retrieved)", file=stream)
     print(run_overlap(pool).to_string(), file=stream)
-
-
-def _simulate(args: argparse.Namespace) -> int:
-    from pooljudge.formats.trec import read_qrels
-    from pooljudge.pooling import build_pool, simulate, summary
-
-    _check_common(args)
-    _refuse(args, "pool simulate", {
-        "--budget": args.budget is not None, "--floor": args.floor != 0,
-        "--exclude": args.exclude is not None, "--dataset": args.dataset is not None,
-        "-o/--output": args.output != "-", "--stats": args.stats, "--draws": args.draws is not None,
-        "-m/--measure": args.measure is not None, "--format json": args.format == "json"})
-    if len(args.runs) < 3:
-        raise UsageError("pool simulate needs QRELS and at least one RUN")
-    specs = _specs(args, DEFAULT_SIMULATE)
-    truth = read_qrels(args.runs[1])
-    pool = build_pool(read_runs(args.runs[2:], depth=args.depth), args.depth)
-    curves = simulate(pool, truth, specs, seed=args.seed, rel=args.rel)
-    table = summary(curves)
-    if args.plot:
-        _plot(curves, args.plot, title=f"{len(pool.run_names)} runs, depth {args.depth}")
-    if args.format == "tsv":
-        table.to_csv(sys.stdout, sep="\t", index=False, lineterminator="\n")
-    else:
-        relevant = curves[0].total_relevant if curves else 0
-        print(f"pool: {len(pool.pairs)} pairs, {relevant} relevant (label >= {args.rel}); "
-              "share of them found after judging x% of the pool, and share needed for 90%")
-        shown = table.copy()
-        for column in shown.columns[1:]:
-            shown[column] = shown[column].map(lambda v: f"{100 * v:.1f}%")
-        print(shown.to_string(index=False))
-    return 0
-
-
-def _simulate_designs(args: argparse.Namespace) -> int:
-    _check_common(args)
-    _refuse(args, "pool simulate --sample", {
-        "--floor": args.floor != 0, "--exclude": args.exclude is not None,
-        "--dataset": args.dataset is not None, "-o/--output": args.output != "-",
-        "--stats": args.stats, "--rel": args.rel != 1,
-        "--strategy": args.strategy is not None})
-    args.draws = args.draws or DEFAULT_DRAWS
-    return simulate_designs_cmd(args)
-
-
-def _plot(curves, path: str, *, title: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import numpy as np
-
-    figure, axes = plt.subplots(figsize=(7, 5), dpi=120)
-    for curve in curves:
-        judged = np.arange(1, curve.pool_size + 1) / curve.pool_size
-        axes.plot(judged, curve.found / max(curve.total_relevant, 1), label=curve.strategy,
-                  linewidth=1.2)
-    axes.set_xlabel("share of the pool judged")
-    axes.set_ylabel("share of the pool's relevant documents found")
-    axes.set_title(title)
-    axes.grid(alpha=0.3)
-    axes.legend(loc="lower right", fontsize="small")
-    with atomic_writer(path, mode="wb") as handle:
-        figure.savefig(handle, format="png", metadata={"Software": None})
-    plt.close(figure)

@@ -1,13 +1,15 @@
-"""``pooljudge simulate``: simulated annotators judge a campaign through the real claim path.
+"""``pooljudge simulate orders|designs|annotators|review``: what-ifs on complete qrels.
 
-N annotators (``sim-01``…) are split over W processes; each process opens its own engine and,
-round-robin over its annotators, claims the next pair (:func:`pooljudge.annotate.store.next_pair`)
-and
-records a label (:func:`pooljudge.annotate.store.record_judgment`), one transaction each, exactly
-as the
-browser does, until none of its annotators gets a pair. A label is the truth (pairs absent from
-the truth qrels count as the scale's lowest label), replaced with probability E by another label
-of the scale drawn uniformly.
+``orders`` compares judging orders and ``designs`` sampling designs on complete qrels
+(:mod:`pooljudge.cli.simulate_pools`); ``review`` replays CAL with a stopping rule
+(:mod:`pooljudge.cli.simulate_review_cmd`). ``annotators``: simulated annotators judge a campaign
+through the real claim path. N annotators (``sim-01``…) are split over W processes; each
+process opens its own engine and, round-robin over its annotators, claims the next pair
+(:func:`pooljudge.annotate.store.next_pair`) and records a label
+(:func:`pooljudge.annotate.store.record_judgment`), one transaction each, exactly as the
+browser does, until none of its annotators gets a pair. A label is the truth (pairs absent
+from the truth qrels count as the scale's lowest label), replaced with probability E by
+another label of the scale drawn uniformly.
 """
 
 from __future__ import annotations
@@ -20,16 +22,32 @@ from typing import TYPE_CHECKING
 
 from pooljudge.cli import Subcommands
 from pooljudge.cli.inputs import open_database
-from pooljudge.cli.options import add_db_option, positive_int, probability, seed, summary
+from pooljudge.cli.options import (
+    MAX_COUNT,
+    MAX_DEPTH,
+    add_db_option,
+    int_range,
+    positive_int,
+    probability,
+    seed,
+    summary,
+)
 from pooljudge.cli.output import print_frame
+from pooljudge.cli.simulate_pools import (
+    DEFAULT_DRAWS,
+    DEFAULT_SIMULATE,
+    budget_option,
+    simulate_designs_cmd,
+    simulate_orders_cmd,
+)
+from pooljudge.cli.simulate_review_cmd import register_review
 from pooljudge.errors import InputError, PoolJudgeError, UsageError
 
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
 
-__all__ = ["MAX_ANNOTATORS", "MAX_WORKERS", "budget_option", "register", "simulate_designs_cmd",
-           "simulate_worker"]
+__all__ = ["MAX_ANNOTATORS", "MAX_WORKERS", "register", "simulate_worker"]
 
 MAX_ANNOTATORS = 1000
 MAX_WORKERS = 64
@@ -37,8 +55,75 @@ MAX_WORKERS = 64
 
 def register(subparsers: Subcommands) -> None:
     parser = subparsers.add_parser(
-        "simulate", help="simulated annotators judge a campaign from true labels",
+        "simulate", help="compare judging orders or sampling designs on complete qrels, or "
+                         "judge a campaign by simulated annotators",
         description=summary(__doc__))
+    actions = parser.add_subparsers(title="actions", metavar="ACTION", dest="action",
+                                    parser_class=type(parser))
+    actions.required = True
+    _register_orders(actions)
+    _register_designs(actions)
+    _register_annotators(actions)
+    register_review(actions)
+
+
+def _add_pool_inputs(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("qrels", metavar="QRELS", help="complete qrels: the true labels")
+    parser.add_argument("runs", nargs="+", metavar="RUN", help="run files (plain or gzip)")
+    parser.add_argument("--seed", type=seed, default=0, help="seed of the draws (default 0)")
+    parser.add_argument("--plot", metavar="FILE", help="write the plot as PNG")
+
+
+def _register_orders(actions: Subcommands) -> None:
+    parser = actions.add_parser(
+        "orders", help="judging orders: share of the relevant pairs found as the pool is judged",
+        description="Judge the depth-k pool of the runs in each --strategy order, labels "
+                    "from QRELS: the share of the pool's relevant pairs found after judging "
+                    "x%% of the pool, and the share needed to find 90%%. Strategies: "
+                    "pooljudge pool --help.")
+    _add_pool_inputs(parser)
+    parser.add_argument("--depth", type=positive_int(MAX_DEPTH), default=100,
+                        help="pool depth k (default 100)")
+    parser.add_argument("--strategy", action="append", metavar="NAME",
+                        help=f"judging order (may repeat; default {' '.join(DEFAULT_SIMULATE)})")
+    parser.add_argument("--rel", type=int_range(), default=1,
+                        help="relevant means label >= R (default 1)")
+    parser.add_argument("--format", choices=("table", "tsv"), default="table",
+                        help="report format (default table)")
+    parser.set_defaults(handler=simulate_orders_cmd)
+
+
+def _register_designs(actions: Subcommands) -> None:
+    parser = actions.add_parser(
+        "designs", help="sampling designs: bias and RMSE of the estimates, from seeded draws",
+        description="Per --sample design x --budget, R seeded draws are judged from QRELS and "
+                    "every run is estimated: per run the bias and RMSE against the exact "
+                    "measure, and Kendall's tau and tau_AP of the system rankings. Designs: "
+                    "pooljudge pool --help.")
+    _add_pool_inputs(parser)
+    parser.add_argument("--sample", metavar="DESIGN", action="append", required=True,
+                        help="a sampling design (may repeat)")
+    parser.add_argument("--budget", type=budget_option, action="append", metavar="N",
+                        help="N sampled pairs over all topics or P%% of the pool (may repeat; "
+                             "default: the design's own rates)")
+    parser.add_argument("--depth", type=positive_int(MAX_DEPTH),
+                        help="pool depth of designs that name none (default 100)")
+    parser.add_argument("--draws", type=positive_int(MAX_COUNT), default=DEFAULT_DRAWS,
+                        metavar="R", help=f"seeded draws per design and budget "
+                                          f"(default {DEFAULT_DRAWS})")
+    parser.add_argument("-m", "--measure", action="append", metavar="ESTIMATOR",
+                        help="estimator (may repeat; default statAP xinfAP statPrec@10)")
+    parser.add_argument("--format", choices=("table", "tsv", "json"), default="table",
+                        help="report format (default table)")
+    parser.set_defaults(handler=simulate_designs_cmd)
+
+
+def _register_annotators(actions: Subcommands) -> None:
+    parser = actions.add_parser(
+        "annotators", help="simulated annotators judge a campaign from true labels",
+        description="N simulated annotators (sim-01...) judge the campaign through the real "
+                    "claim path, split over W processes; a label is the truth, replaced with "
+                    "probability E by another label of the scale.")
     parser.add_argument("--campaign", required=True, metavar="CAMPAIGN", help="the campaign's name")
     parser.add_argument("--truth", required=True, metavar="QRELS", help="true labels (qrels)")
     parser.add_argument("--annotators", type=positive_int(MAX_ANNOTATORS), default=2,
@@ -101,7 +186,7 @@ def _run_workers(jobs: list[tuple]) -> int:
             return sum(pool.map(simulate_worker, *zip(*jobs, strict=True)))
     except BrokenProcessPool:
         raise PoolJudgeError("a simulating process died; the judgments it had committed "
-                             "stay, run simulate again to finish") from None
+                             "stay, run simulate annotators again to finish") from None
 
 
 def _label(true: int, values: list[int], error: float, rng: np.random.Generator) -> int:
@@ -158,94 +243,3 @@ def _totals(per_topic: pd.DataFrame) -> pd.DataFrame:
     import pandas as pd
     total = per_topic[["pairs", "judgments_needed", "judgments_done"]].sum()
     return pd.DataFrame([{"topics": len(per_topic), **total.to_dict()}])
-
-
-def budget_option(text: str) -> int | float:
-    """``--budget``: N pairs (an int from 1) or ``P%`` of the pool (a float share in (0, 1])."""
-    from pooljudge.cli.options import MAX_COUNT, positive_int
-
-    if not text.strip().endswith("%"):
-        return positive_int(MAX_COUNT)(text)
-    try:
-        share = float(text.strip()[:-1]) / 100
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be N or P%, got {text!r}") from None
-    if not 0.0 < share <= 1.0:
-        raise argparse.ArgumentTypeError(f"a share must lie in (0%, 100%], got {text!r}")
-    return share
-
-
-def simulate_designs_cmd(args: argparse.Namespace) -> int:
-    """``pooljudge pool simulate QRELS RUN... --sample DESIGN...``: estimates from seeded draws
-    of each design × budget against complete qrels (:mod:`pooljudge.metrics.design_simulation`)."""
-    from pooljudge.cli.inputs import read_runs
-    from pooljudge.cli.output import records, render
-    from pooljudge.formats.trec import read_qrels
-    from pooljudge.metrics.design_simulation import DEFAULT_ESTIMATORS, simulate_designs
-    from pooljudge.pooling import build_pool
-    from pooljudge.pooling.sampling import parse_design
-
-    if len(args.runs) < 3:
-        raise UsageError("pool simulate needs QRELS and at least one RUN")
-    designs = [parse_design(text, source="--sample").at_depth(args.depth)
-               for text in args.sample]
-    depths = {d.depth for d in designs}
-    if len(depths) > 1:
-        raise UsageError(f"the --sample designs disagree on the depth ({sorted(depths)}): "
-                         "they are compared on one pool")
-    depth = depths.pop()
-    if args.explicit_depth is not None and depth != args.explicit_depth:
-        raise UsageError(f"--depth {args.explicit_depth} disagrees with --sample {designs[0]}, "
-                         f"of depth {depth}")
-    measures = args.measure or list(DEFAULT_ESTIMATORS)
-    truth = read_qrels(args.runs[1])
-    runs = dict(read_runs(args.runs[2:]))
-    pool = build_pool(runs, depth)
-    started = time.perf_counter()
-    result = simulate_designs(truth, runs, pool, designs, args.budget or [None],
-                              draws=args.draws, seed=args.seed, measures=measures)
-    print(f"{len(designs)} design(s) x {len(args.budget or [None])} budget(s) x {args.draws} "
-          f"draws, {len(runs)} runs, pool of {len(pool.pairs)} pairs (depth {depth}): "
-          f"{time.perf_counter() - started:.1f} s", file=sys.stderr)
-    if args.plot:
-        _plot_rmse(result.summary, args.plot)
-    if args.format == "json":
-        import json
-        print(json.dumps({"summary": records(result.summary), "runs": records(result.runs)},
-                         indent=1))
-    elif args.format == "tsv":
-        print(render(result.runs.merge(
-            result.summary[["design", "budget", "measure", "tau", "tau_ap"]],
-            on=["design", "budget", "measure"]), "tsv"), end="")
-    else:
-        print(render(result.summary, "table"))
-        print()
-        print(render(result.runs, "table"))
-    return 0
-
-
-def _plot_rmse(summary: pd.DataFrame, path: str) -> None:
-    """RMSE of the MAP estimates against the budget (pairs judged), one line per design and
-    AP estimator; written atomically."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from pooljudge.formats.files import atomic_writer
-
-    ap = summary[summary["exact"] == "AP"]
-    if ap.empty:
-        raise UsageError("--plot draws the RMSE of MAP: add -m statAP or -m xinfAP")
-    figure, axes = plt.subplots(figsize=(7, 5), dpi=120)
-    for (design, measure), lines in ap.groupby(["design", "measure"], sort=False):
-        lines = lines.sort_values("pairs")
-        axes.plot(lines["pairs"], lines["rmse"], marker="o", linewidth=1.2,
-                  label=f"{measure}: {design}")
-    axes.set_xlabel("sampled pairs judged (all topics)")
-    axes.set_ylabel("RMSE of the MAP estimate")
-    axes.grid(alpha=0.3)
-    axes.legend(loc="upper right", fontsize="small")
-    with atomic_writer(path, mode="wb") as handle:
-        figure.savefig(handle, format="png", metadata={"Software": None})
-    plt.close(figure)

@@ -1,4 +1,4 @@
-"""``pooljudge review-simulate QRELS --docs DOCS --topics TOPICS``: replay CAL with a stopping rule.
+"""``pooljudge simulate review QRELS --docs DOCS --topics TOPICS``: CAL with a stopping rule.
 
 For each topic of TOPICS that QRELS judges, continuous active learning
 (:mod:`pooljudge.pooling.cal`) ranks DOCS, the complete QRELS answer as an oracle (a document
@@ -26,14 +26,15 @@ from pooljudge.errors import UsageError
 if TYPE_CHECKING:
     import pandas as pd
 
-NAME = "review-simulate"
+NAME = "simulate review"
 STOPPING = {"hypergeometric": "guarantee: Callaghan & Müller-Hansen's test of recall < target",
             "target": "guarantee: Cormack & Grossman's target method (random target sample)",
             "knee": "heuristic: Cormack & Grossman's knee method"}
 
 
-def register(subparsers: Subcommands) -> None:
-    parser = subparsers.add_parser(NAME, help="replay CAL review with certified stopping "
+def register_review(actions: Subcommands) -> None:
+    """The ``review`` action of ``pooljudge simulate``."""
+    parser = actions.add_parser("review", help="replay CAL review with certified stopping "
                                               "against complete qrels",
                                    description=summary(__doc__))
     parser.add_argument("qrels", metavar="QRELS", help="complete judgments (the oracle)")

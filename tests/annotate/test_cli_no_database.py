@@ -28,7 +28,7 @@ COMMANDS = [
     ("adjudication", "list", "--campaign", "c"),
     ("judgments", "export", "--campaign", "c", "-o", "all.tsv"),
     ("judgments", "import", "j.tsv", "--campaign", "c"),
-    ("simulate", "--campaign", "c", "--truth", "q.txt"),
+    ("simulate", "annotators", "--campaign", "c", "--truth", "q.txt"),
 ]
 
 

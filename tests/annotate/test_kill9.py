@@ -104,8 +104,8 @@ def test_killed_judging_leaves_the_counters_true(engine, db_url, collection, tmp
     n_topics, n_docs, overlap = 10, 40, 2
     campaign = _campaign(engine, collection, overlap=overlap, n_topics=n_topics, n_docs=n_docs)
     truth = _truth_file(tmp_path / "truth.txt", n_topics, n_docs)
-    command = ("simulate", "--campaign", campaign, "--truth", str(truth), "--annotators", "3",
-               "--workers", "2", "--db", db_url)
+    command = ("simulate", "annotators", "--campaign", campaign, "--truth", str(truth),
+               "--annotators", "3", "--workers", "2", "--db", db_url)
     _kill_group_after(_pooljudge(*command), KILL_AFTER[0])  # during start-up
     assert _problems(engine, campaign) == []
     total, counts = n_topics * n_docs * overlap, []
@@ -132,7 +132,7 @@ def test_simulating_processes_die_with_their_command(engine, db_url, collection,
     judging on, unseen, parented to init."""
     campaign = _campaign(engine, collection, overlap=2, n_topics=20, n_docs=200)
     truth = _truth_file(tmp_path / "truth.txt", 20, 200)
-    process = _pooljudge("simulate", "--campaign", campaign, "--truth", str(truth),
+    process = _pooljudge("simulate", "annotators", "--campaign", campaign, "--truth", str(truth),
                          "--annotators", "3", "--workers", "2", "--db", db_url)
     _wait_for_judgments(engine, campaign, more_than=0, process=process)
     os.kill(process.pid, signal.SIGKILL)

@@ -59,7 +59,7 @@ def _judged(url: str) -> int:
 def test_a_killed_worker_ends_simulate_with_a_clear_error(tmp_path: Path) -> None:
     url = _campaign(tmp_path)
     process = subprocess.Popen(
-        [sys.executable, "-m", "pooljudge", "simulate", "--campaign", "c", "--truth",
+        [sys.executable, "-m", "pooljudge", "simulate", "annotators", "--campaign", "c", "--truth",
          str(tmp_path / "qrels.txt"), "--annotators", "2", "--workers", "2", "--db", url],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:

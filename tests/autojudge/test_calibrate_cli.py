@@ -59,8 +59,8 @@ def demo(tmp_path, server_for, api_key, capsys):
 
 
 def test_calibrate_matches_scikit_learn_and_estimates_every_run(demo, capsys):
-    args = ["calibrate", "--campaign", demo["name"], "--automatic", JUDGE, "--db", demo["url"],
-            "--bootstrap", "200", "--runs", *demo["runs"], "--measure", "P@5"]
+    args = ["calibrate", "measure", "--campaign", demo["name"], "--automatic", JUDGE,
+            "--db", demo["url"], "--bootstrap", "200", "--runs", *demo["runs"], "--measure", "P@5"]
     assert main([*args, "--format", "json"]) == 0
     report = json.loads(capsys.readouterr().out)
     shared = sorted({(t, d) for _, t, d, _ in demo["people"]})
@@ -126,8 +126,8 @@ def _plain_p10(qrels, runs, capsys) -> float:
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    (["calibrate", "--campaign", "c"], "--automatic is required"),
-    (["calibrate", "--campaign", "c", "--automatic", "x", "--human-policy", "vote"],
+    (["calibrate", "measure", "--campaign", "c"], "--automatic is required"),
+    (["calibrate", "measure", "--campaign", "c", "--automatic", "x", "--human-policy", "vote"],
      "--human-policy: unknown policy 'vote'"),
     (["calibrate", "sample", "--campaign", "c", "--automatic", "x", "--n", "0"],
      "--n: must be at least 1"),
@@ -143,7 +143,8 @@ def _input_errors(demo, capsys, qrels) -> None:
     """An unknown judge, a person as a judge, a provenance without sources: exit 2, one line."""
     url, name = demo["url"], demo["name"]
     capsys.readouterr()
-    assert main(["calibrate", "--campaign", name, "--automatic", "nobody", "--db", url]) == 2
+    assert main(["calibrate", "measure", "--campaign", name, "--automatic", "nobody", "--db",
+                 url]) == 2
     assert "pooljudge: error: the automatic judge 'nobody' labelled no pair" in \
         capsys.readouterr().err
     assert main(["calibrate", "sample", "--campaign", name, "--automatic", "ada", "--n", "3",

@@ -28,9 +28,9 @@ COMMANDS: dict[str, tuple[str, Builder]] = {
     "pool/exclude": ("qrels", lambda g, b, o, d: [
         "pool", f"{g}/run_a", "--exclude", b, "-o", o]),
     "simulate/qrels": ("qrels", lambda g, b, o, d: [
-        "pool", "simulate", b, f"{g}/run_a", "--strategy", "rrf", "--plot", o]),
+        "simulate", "orders", b, f"{g}/run_a", "--strategy", "rrf", "--plot", o]),
     "simulate/run": ("run", lambda g, b, o, d: [
-        "pool", "simulate", f"{g}/qrels", b, f"{g}/run_a", "--strategy", "rrf", "--plot", o]),
+        "simulate", "orders", f"{g}/qrels", b, f"{g}/run_a", "--strategy", "rrf", "--plot", o]),
     "bias/qrels": ("qrels", lambda g, b, o, d: [
         "bias", b, f"{g}/run_a", f"{g}/run_b", "--depth", "3", "-o", o]),
     "bias/run": ("run", lambda g, b, o, d: [

@@ -20,7 +20,7 @@ from tests.hostile.conftest import run_inprocess, run_subprocess
 OUTPUT_COMMANDS: dict[str, Callable[[Path, str, str], list[str]]] = {
     "eval": lambda g, o, d: ["eval", f"{g}/qrels", f"{g}/run_a", "-o", o],
     "pool": lambda g, o, d: ["pool", f"{g}/run_a", f"{g}/run_b", "--depth", "3", "-o", o],
-    "simulate --plot": lambda g, o, d: ["pool", "simulate", f"{g}/qrels", f"{g}/run_a",
+    "simulate --plot": lambda g, o, d: ["simulate", "orders", f"{g}/qrels", f"{g}/run_a",
                                         "--strategy", "rrf", "--plot", o],
     "bias": lambda g, o, d: ["bias", f"{g}/qrels", f"{g}/run_a", f"{g}/run_b", "--depth", "3",
                              "-o", o],

@@ -1,4 +1,4 @@
-"""``pooljudge.metrics.design_simulation`` and ``pooljudge pool simulate QRELS RUN... --sample
+"""``pooljudge.metrics.design_simulation`` and ``pooljudge simulate designs QRELS RUN... --sample
 DESIGN``:
 estimates from seeded draws of sampling designs against complete qrels."""
 
@@ -101,7 +101,7 @@ def files(tmp_path):
 
 def test_the_command_reports_tsv_json_and_plots(tmp_path, files, capsys):
     qrels, runs = files
-    base = ["pool", "simulate", qrels, *runs, "--sample", "uniform(depth=4)",
+    base = ["simulate", "designs", qrels, *runs, "--sample", "uniform(depth=4)",
             "--sample", "strata(2:1.0,4:0.5)", "--budget", "3", "--budget", "80%",
             "--draws", "4", "--seed", "2"]
     plot = tmp_path / "rmse.png"
@@ -126,24 +126,33 @@ def test_the_command_reports_tsv_json_and_plots(tmp_path, files, capsys):
      "disagree on the depth"),
     (["--sample", "uniform(depth=4)", "--depth", "3", "--budget", "2"], "disagrees"),
     (["--sample", "uniform(depth=4)", "--budget", "2", "-m", "AP"], "not an estimator"),
-    (["--sample", "uniform(depth=4)", "--budget", "2", "--stats"], "does not apply"),
-    (["--sample", "uniform(depth=4)", "--budget", "2", "--strategy", "rrf"], "does not apply"),
+    (["--sample", "uniform(depth=4)", "--budget", "2", "--stats"], "unrecognized arguments"),
+    (["--sample", "uniform(depth=4)", "--budget", "2", "--strategy", "rrf"],
+     "unrecognized arguments"),
     (["--sample", "uniform(depth=4)", "--budget", "2", "-m", "statPrec@10", "--plot", "x.png"],
      "RMSE of MAP"),
-    (["--draws", "3"], "does not apply"),
-    (["--format", "json"], "does not apply"),
 ])
 def test_simulate_usage_errors(files, capsys, extra, message):
     qrels, runs = files
-    assert main(["pool", "simulate", qrels, *runs, *extra]) == 2
+    assert main(["simulate", "designs", qrels, *runs, *extra]) == 2
     assert message in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(("extra", "message"), [
-    (["--budget", "20%"], "P% is for pool simulate"),
+    (["--draws", "3"], "unrecognized arguments: --draws"),
+    (["--format", "json"], "--format: invalid choice: 'json'"),
+])
+def test_simulate_orders_refuses_the_design_options(files, capsys, extra, message):
+    qrels, runs = files
+    assert main(["simulate", "orders", qrels, *runs, *extra]) == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--budget", "20%"], "P% is for simulate designs"),
     (["--budget", "2", "--budget", "3"], "one --budget"),
-    (["--draws", "3"], "does not apply"),
-    (["-m", "statAP"], "does not apply"),
+    (["--draws", "3"], "unrecognized arguments: --draws"),
+    (["-m", "statAP"], "unrecognized arguments: -m"),
 ])
 def test_pool_refuses_the_simulation_options(files, capsys, extra, message):
     assert main(["pool", *files[1], *extra]) == 2
@@ -154,7 +163,7 @@ def test_pool_refuses_the_simulation_options(files, capsys, extra, message):
 def test_robust03_gives_finite_numbers(shared_data, capsys):
     folder = shared_data / "robust03"
     runs = sorted(str(p) for p in (folder / "runs").iterdir())
-    assert main(["pool", "simulate", str(folder / "qrels.txt"), *runs, "--sample",
+    assert main(["simulate", "designs", str(folder / "qrels.txt"), *runs, "--sample",
                  "pps(prior=ap,depth=100)", "--budget", "10%", "--draws", "20",
                  "--format", "json"]) == 0
     report = json.loads(capsys.readouterr().out)

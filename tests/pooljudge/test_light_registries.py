@@ -21,7 +21,7 @@ from pooljudge.pooling.orders import ADAPTIVE_ORDERS, JUDGING_ORDERS
 from pooljudge.pooling.strategies import DEFAULT_STRATEGY, REGISTRY, parse_strategy
 
 from pooljudge import pooling
-from pooljudge.cli.pool_cmd import DEFAULT_SIMULATE
+from pooljudge.cli.simulate_pools import DEFAULT_SIMULATE
 from tests.support.fresh import python_output
 
 IMPLEMENTATIONS = {"static": "pooljudge.pooling.static_orders",

@@ -20,6 +20,7 @@ BLOW_UP_SECONDS = 5.0
 INIT = ("init", "c", "--topics", "t.tsv", "--docs", "d.jsonl", "--pool", "p.tsv")
 POOL = ("pool", "run1")
 TRUST = ("q.txt", "run1", "run2")
+SIMULATE = ("simulate", "annotators", "--campaign", "c", "--truth", "q")
 
 # (command line before the option, option, bad value, used to blow up)
 CASES = [
@@ -37,13 +38,13 @@ CASES = [
     (INIT, "--seed", "-1", False),
     (INIT, "--seed", str(2**64), False),
     (INIT, "--order", "bogus", False),
-    (("simulate", "--campaign", "c", "--truth", "q"), "--annotators", "0", False),
-    (("simulate", "--campaign", "c", "--truth", "q"), "--annotators", "1000000000", True),
-    (("simulate", "--campaign", "c", "--truth", "q"), "--workers", "0", False),
-    (("simulate", "--campaign", "c", "--truth", "q"), "--workers", "100000", True),
-    (("simulate", "--campaign", "c", "--truth", "q"), "--error", "1.5", False),
-    (("simulate", "--campaign", "c", "--truth", "q"), "--error", "nan", False),
-    (("simulate", "--campaign", "c", "--truth", "q"), "--seed", "-1", False),
+    (SIMULATE, "--annotators", "0", False),
+    (SIMULATE, "--annotators", "1000000000", True),
+    (SIMULATE, "--workers", "0", False),
+    (SIMULATE, "--workers", "100000", True),
+    (SIMULATE, "--error", "1.5", False),
+    (SIMULATE, "--error", "nan", False),
+    (SIMULATE, "--seed", "-1", False),
     (("agree", "--campaign", "c"), "--resamples", "-1", False),
     (("agree", "--campaign", "c"), "--resamples", "1000000000000", True),
     (("agree", "--campaign", "c"), "--confidence", "1", False),
@@ -57,8 +58,8 @@ CASES = [
     (POOL, "--budget", "0", False),
     (POOL, "--floor", "-1", False),
     (POOL, "--seed", "-1", False),
-    (POOL, "--rel", "x", False),
-    (("pool", "simulate", "q.txt", "run1"), "--depth", "0", False),
+    (("simulate", "orders", "q.txt", "run1"), "--rel", "x", False),
+    (("simulate", "orders", "q.txt", "run1"), "--depth", "0", False),
     (("report", *TRUST, "-o", "r.html"), "--pool-depth", "0", False),
     (("report", *TRUST, "-o", "r.html"), "--rbp-p", "1", False),
     (("report", *TRUST, "-o", "r.html"), "--rbp-p", "inf", False),

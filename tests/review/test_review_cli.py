@@ -1,4 +1,4 @@
-"""``pooljudge review-simulate`` end to end: Cranfield (skipped without the data), generated
+"""``pooljudge simulate review`` end to end: Cranfield (skipped without the data), generated
 collections, and bad input."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ def cranfield(tmp_path_factory):
 
 def simulate(paths, *options, capsys) -> dict:
     qrels, docs, topics = paths
-    status = main(["review-simulate", str(qrels), "--docs", str(docs), "--topics", str(topics),
+    status = main(["simulate", "review", str(qrels), "--docs", str(docs), "--topics", str(topics),
                    "--format", "json", *options])
     out = capsys.readouterr()
     assert status == 0, out.err
@@ -70,7 +70,7 @@ def test_every_rule_reports_per_topic_and_a_summary(tmp_path, capsys, rule):
 
 def test_table_output_ends_with_the_summary_line(tmp_path, capsys):
     qrels, docs, topics = write_collection(tmp_path, n_docs=600, topics=1)
-    assert main(["review-simulate", str(qrels), "--docs", str(docs), "--topics",
+    assert main(["simulate", "review", str(qrels), "--docs", str(docs), "--topics",
                  str(topics)]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
     assert lines[0].split()[:3] == ["topic", "judged", "relevant_found"]
@@ -85,7 +85,7 @@ def test_table_output_ends_with_the_summary_line(tmp_path, capsys):
 ])
 def test_bad_options_are_one_line(tmp_path, capsys, options, message):
     qrels, docs, topics = write_collection(tmp_path, n_docs=200, topics=1)
-    status = main(["review-simulate", str(qrels), "--docs", str(docs), "--topics", str(topics),
+    status = main(["simulate", "review", str(qrels), "--docs", str(docs), "--topics", str(topics),
                    *options])
     err = capsys.readouterr().err
     assert status == 2 and err.startswith("pooljudge: error: ") and message in err
@@ -95,7 +95,7 @@ def test_bad_options_are_one_line(tmp_path, capsys, options, message):
 def test_bad_qrels_line_is_named(tmp_path, capsys):
     qrels, docs, topics = write_collection(tmp_path, n_docs=200, topics=1)
     qrels.write_text("1 0 d1\n")
-    status = main(["review-simulate", str(qrels), "--docs", str(docs), "--topics", str(topics)])
+    status = main(["simulate", "review", str(qrels), "--docs", str(docs), "--topics", str(topics)])
     err = capsys.readouterr().err
     assert status == 2 and f"{qrels}:1" in err
 
@@ -103,14 +103,14 @@ def test_bad_qrels_line_is_named(tmp_path, capsys):
 def test_relevant_document_missing_from_docs(tmp_path, capsys):
     qrels, docs, topics = write_collection(tmp_path, n_docs=200, topics=1)
     qrels.write_text(qrels.read_text() + "1 0 nowhere 1\n")
-    status = main(["review-simulate", str(qrels), "--docs", str(docs), "--topics", str(topics)])
+    status = main(["simulate", "review", str(qrels), "--docs", str(docs), "--topics", str(topics)])
     assert status == 2 and "nowhere" in capsys.readouterr().err
 
 
 def test_qrels_topic_missing_from_topics_is_a_warning(tmp_path, capsys):
     qrels, docs, topics = write_collection(tmp_path, n_docs=300, topics=1)
     qrels.write_text(qrels.read_text() + "77 0 d1 1\n")
-    assert main(["review-simulate", str(qrels), "--docs", str(docs), "--topics",
+    assert main(["simulate", "review", str(qrels), "--docs", str(docs), "--topics",
                  str(topics), "--format", "tsv"]) == 0
     out = capsys.readouterr()
     assert "1 topic(s) of QRELS are not in --topics" in out.err and "first 77" in out.err

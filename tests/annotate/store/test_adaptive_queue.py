@@ -205,8 +205,8 @@ def test_cli_init_with_runs_then_simulate_completes(tmp_path, monkeypatch, capsy
     assert main([*base, "--order", "bogus", "--runs", *paths]) == 2
     assert main([*base, "--order", "ts", "--runs", *paths, "--seed", "3"]) == 0
     assert "order thompson" in capsys.readouterr().out
-    assert main(["simulate", "--campaign", "c", "--truth", "qrels.txt", "--annotators", "2",
-                 "--workers", "2"]) == 0
+    assert main(["simulate", "annotators", "--campaign", "c", "--truth", "qrels.txt",
+                 "--annotators", "2", "--workers", "2"]) == 0
     capsys.readouterr()
     assert main(["campaigns", "show", "c", "--format", "tsv"]) == 0
     shown = pd.read_csv(io.StringIO(capsys.readouterr().out), sep="\t")
