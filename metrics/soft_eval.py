@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -84,7 +85,7 @@ def _sampler(soft: pd.DataFrame, samples: int):
 def soft_evaluate(soft: pd.DataFrame, runs: Mapping[str, pd.DataFrame],
                   measures: Sequence[Measure], *, samples: int = DEFAULT_SAMPLES,
                   seed: int = 0, per_topic: bool = False, alpha: float = 0.05,
-                  block_rows: int = BLOCK_ROWS, **options: object) -> SoftResult:
+                  block_rows: int = BLOCK_ROWS, **options: Any) -> SoftResult:
     """Expected values and percentile intervals of ``measures`` for each run (a frame
     ``topic, doc, score``) over ``samples`` qrels drawn from ``soft`` (module docstring);
     ``options`` go to :func:`score_all` (judged_only, compat). The draws are scored in blocks

@@ -49,11 +49,12 @@ def canonical_order(order: str) -> str:
     try:
         spec = parse_strategy(order)
     except InputError as exc:
-        spec = None
+        adaptive = False
         reason = "" if exc.message.startswith("unknown strategy") else f" ({exc.message})"
     else:
-        reason = "" if is_adaptive(spec) else " (a pooling order: pool with it, then use 'pool')"
-    if spec is None or not is_adaptive(spec):
+        adaptive = is_adaptive(spec)
+        reason = "" if adaptive else " (a pooling order: pool with it, then use 'pool')"
+    if not adaptive:
         choices = ", ".join([*JUDGING_ORDERS, *ADAPTIVE_ORDERS])
         raise InputError(f"unknown judging order {order!r}{reason}; choose from {choices}")
     return str(spec)

@@ -2,7 +2,24 @@
 
 from __future__ import annotations
 
+import re
 from os import PathLike
+
+# C0 and C1 control characters, DEL, and the Unicode line and paragraph separators: what could
+# break a one-line message or drive a terminal (an ANSI escape starts with ESC, U+001B).
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def printable(text: str) -> str:
+    """``text`` with every control character written as Python writes it in a string literal
+    (``\\n``, ``\\x1b``, ``\\u2028``), so a message stays one line and a path or name
+    cannot send escape sequences to the terminal; a backslash is left as it is."""
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
+
+
+def has_control(text: str) -> bool:
+    """Whether ``text`` holds a control character (as :func:`printable` escapes them)."""
+    return _CONTROL.search(text) is not None
 
 
 class PoolJudgeError(Exception):

@@ -21,7 +21,7 @@ from pooljudge.annotate.store.models import (
 )
 from sqlmodel import Session
 
-from pooljudge.errors import InputError
+from pooljudge.errors import InputError, has_control
 
 __all__ = [
     "add_annotator",
@@ -169,6 +169,6 @@ def _by_name(session: Session, campaign_id: int, name: str) -> Annotator | None:
 
 
 def _check_name(name: str) -> None:
-    if not name or name != name.strip() or any(c in name for c in "\t\n\r"):
-        raise InputError(f"an annotator name must be non-blank, without tabs, newlines or "
-                         f"surrounding spaces: {name!r}")
+    if not name or name != name.strip() or has_control(name):
+        raise InputError(f"an annotator name must be non-blank, without tabs, newlines, other "
+                         f"control characters or surrounding spaces: {name!r}")

@@ -34,7 +34,7 @@ from pooljudge.annotate.store.samples import split_sample, unsampled_rows
 from pooljudge.pooling.orders import adaptive_spec, canonical_order
 from sqlmodel import Session
 
-from pooljudge.errors import InputError, UsageError
+from pooljudge.errors import InputError, UsageError, has_control
 from pooljudge.formats.collection import check_pool_members
 from pooljudge.formats.passages import pooled_passages
 
@@ -207,8 +207,9 @@ def _count(session: Session, query) -> int:
 
 
 def _check_settings(session: Session, name: str, overlap: int, assign_mode: str) -> None:
-    if not name or name != name.strip():
-        raise InputError(f"a campaign name must be non-blank without surrounding spaces: {name!r}")
+    if not name or name != name.strip() or has_control(name):
+        raise InputError(f"a campaign name must be non-blank, without tabs, newlines, other "
+                         f"control characters or surrounding spaces: {name!r}")
     if overlap < 1:
         raise InputError(f"overlap must be at least 1, got {overlap}")
     if assign_mode not in ASSIGN_MODES:

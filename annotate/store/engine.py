@@ -44,6 +44,7 @@ __all__ = ["DEFAULT_URL", "database_url", "migrate", "migration_config", "open_e
 DEFAULT_URL = "sqlite:///pooljudge.db"
 MIGRATIONS = Path(__file__).with_name("migrations")
 BUSY_TIMEOUT_MS = 30_000
+MAX_POOL_SIZE = 1000  # serve --pool-size's bound too
 _BEGIN_OPTION = "pooljudge_sqlite_begin"
 _MIGRATION_LOCK_KEY = 0x706F6F6C  # pg_advisory_xact_lock key: serialises concurrent upgrades
 _NO_SUCH_DATABASE = "3D000"  # PostgreSQL's SQLSTATE invalid_catalog_name
@@ -60,8 +61,9 @@ def pool_size() -> int:
     """Connections a PostgreSQL engine keeps open: ``$POOLJUDGE_POOL_SIZE``, else 5
     (SQLAlchemy's default); up to 10 more open while all are busy. UsageError if malformed."""
     text = os.environ.get("POOLJUDGE_POOL_SIZE") or "5"
-    if not text.isdigit() or int(text) < 1:
-        raise UsageError(f"$POOLJUDGE_POOL_SIZE: must be a whole number >= 1, got {text!r}")
+    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= MAX_POOL_SIZE:
+        raise UsageError(f"$POOLJUDGE_POOL_SIZE: must be a whole number from 1 to "
+                         f"{MAX_POOL_SIZE}, got {text!r}")
     return int(text)
 
 
@@ -217,6 +219,7 @@ def _sqlite_engine(url: sa.URL, *, create: bool) -> sa.Engine:
         folder = path.resolve().parent
         if not folder.is_dir():
             raise UsageError(f"cannot open {url.database}: folder {folder} does not exist")
+        _check_sqlite_file(path, url.database, create=create)
     kwargs: dict = {"connect_args": {"timeout": BUSY_TIMEOUT_MS / 1000}}
     if memory:
         kwargs.update(poolclass=StaticPool, connect_args={"check_same_thread": False})
@@ -243,6 +246,40 @@ def _sqlite_engine(url: sa.URL, *, create: bool) -> sa.Engine:
     return engine
 
 
+def _check_sqlite_file(path: Path, shown: str, *, create: bool) -> None:
+    """UsageError for a path that is not a regular file (``/dev/null``, a FIFO, a folder), for
+    a schema newer than this pooljudge's and, unless ``create``, for a file that holds no
+    pooljudge database (empty, not SQLite, no ``alembic_version`` table). The check opens the
+    file read-only, so a refused file is never changed (connecting normally would turn it
+    into a WAL database)."""
+    if path.exists() and not path.is_file():
+        raise UsageError(f"{shown}: not a regular file, cannot hold a database")
+    if not path.exists() or path.stat().st_size == 0:
+        if create:
+            return
+        raise UsageError(f"{shown}: no such database (the file is empty)")
+    import sqlite3
+
+    try:
+        with contextlib.closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro",
+                                                uri=True)) as connection:
+            rows = connection.execute("SELECT version_num FROM alembic_version").fetchall()
+    except sqlite3.DatabaseError:
+        if create:
+            return
+        raise UsageError(f"{shown}: no such database (not a pooljudge database)") from None
+    _refuse_newer({row[0] for row in rows})
+
+
+def _refuse_newer(versions: set[str]) -> None:
+    """UsageError when a stored revision is unknown to this pooljudge's migrations."""
+    script = ScriptDirectory.from_config(migration_config())
+    known = {rev.revision for rev in script.walk_revisions()}
+    for current in sorted(versions - known):
+        raise UsageError(f"the database schema ({current}) is newer than this pooljudge "
+                         f"({script.get_current_head()}); upgrade pooljudge")
+
+
 def _upgrade(engine: sa.Engine, shown: str, *, create: bool = True) -> None:
     """Run ``alembic upgrade head`` unless the database is already there. A database that
     cannot be reached or read (``shown``: its URL without password), that does not exist, or
@@ -264,11 +301,8 @@ def _upgrade(engine: sa.Engine, shown: str, *, create: bool = True) -> None:
         engine.dispose()
         raise UsageError(f"{_database_name(engine, shown)}: no such database (no pooljudge "
                          "tables in it)")
-    if current is not None and current not in {rev.revision for rev in script.walk_revisions()}:
-        raise PoolJudgeError(
-            f"the database schema ({current}) is newer than this pooljudge ({head}); "
-            "upgrade pooljudge"
-        )
+    if current is not None:
+        _refuse_newer({current})
     try:
         migrate(engine, "head")
     except CommandError as exc:

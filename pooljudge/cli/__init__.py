@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from pooljudge import __version__
-from pooljudge.errors import PoolJudgeError
+from pooljudge.errors import PoolJudgeError, printable
 from pooljudge.formats.files import STDOUT_NAME
 
 DESCRIPTION = (
@@ -80,7 +80,7 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         message = message.removeprefix("argument ")  # "argument --x: why" -> "--x: why"
-        self.exit(2, f"pooljudge: error: {' '.join(message.split())}\n")
+        self.exit(2, f"pooljudge: error: {printable(message.strip())}\n")
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -196,7 +196,7 @@ def _fail(message: str, status: int, *, stdout_failed: bool) -> int:
     """Print the one error line; when standard output itself failed, drop what it still holds."""
     if stdout_failed:
         _discard_stdout()
-    print(f"pooljudge: error: {message}", file=sys.stderr)
+    print(f"pooljudge: error: {printable(message)}", file=sys.stderr)
     return status
 
 

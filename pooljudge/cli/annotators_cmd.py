@@ -59,9 +59,10 @@ def _annotators_add(args: argparse.Namespace) -> int:
     from pooljudge.annotate.store import add_annotator, session_scope
 
     role = "admin" if args.admin else args.role
+    address = configured_address(args.url) or DEFAULT_APP_URL  # checked before any write
     with open_database(args) as engine, session_scope(engine) as session:
         token = add_annotator(session, campaign=args.campaign, name=args.name, role=role)
-    print(login_link(configured_address(args.url) or DEFAULT_APP_URL, token))
+    print(login_link(address, token))
     return 0
 
 

@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
                for q in (qrels_a, qrels_b)]
     means = [tidy(scored, per_topic=False) for scored in results]
     summary, changes = correlate(*means)
-    summary = with_intervals(summary, *results, args)
+    summary = with_intervals(summary, results[0], results[1], args)
     swaps = []
     for measure in summary["measure"]:
         a, b = (_scores(m, measure) for m in means)

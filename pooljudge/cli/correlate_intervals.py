@@ -14,7 +14,7 @@ from pooljudge.cli.output import warn
 if TYPE_CHECKING:
     import pandas as pd
 
-    from pooljudge.metrics.evaluate import RunResult
+    from pooljudge.metrics.results import RunResult
 
 MAX_REPLICATES = 100_000
 

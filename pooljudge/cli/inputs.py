@@ -85,13 +85,38 @@ def _finish(pending: deque, bar) -> tuple[str, RunColumns]:
     return name, result
 
 
+def checked_db_url(given: str | None) -> str:
+    """``--db``, else ``$POOLJUDGE_DB``, else the default, refused (UsageError) when it is empty
+    or names an in-memory SQLite database (which keeps nothing after the command)."""
+    from pooljudge.annotate.store import database_url
+
+    if given is not None and not given.strip():
+        raise UsageError("--db: empty; give a database URL such as sqlite:///pooljudge.db")
+    source = "--db" if given is not None else "$POOLJUDGE_DB"
+    env = os.environ.get("POOLJUDGE_DB")
+    if given is None and env is not None and not env.strip():
+        raise UsageError("$POOLJUDGE_DB: empty; unset it or give a database URL")
+    url = database_url(given)
+    if _control(url):
+        raise UsageError(f"{source}: control character in the database URL: {url!r}")
+    rest = url.split("?", 1)[0]
+    if rest.startswith("sqlite") and rest.split("://", 1)[-1] in ("", "/", "/:memory:"):
+        raise UsageError(f"{source}: {url} is an in-memory database, which keeps nothing "
+                         "after the command; give a file, e.g. sqlite:///pooljudge.db")
+    return url
+
+
+def _control(text: str) -> bool:
+    return any(ord(c) < 32 or 127 <= ord(c) < 160 for c in text)
+
+
 @contextlib.contextmanager
 def open_database(args: argparse.Namespace, *, create: bool = False) -> Iterator:
     """The migrated engine for ``args.db``, disposed on exit. Only with ``create`` (commands
     that make a campaign) is a missing SQLite database created; otherwise it is a UsageError."""
     from pooljudge.annotate.store import open_engine
 
-    engine = open_engine(args.db, create=create)
+    engine = open_engine(checked_db_url(args.db), create=create)
     try:
         yield engine
     finally:

@@ -13,6 +13,7 @@ from pooljudge.cli.inputs import open_database
 from pooljudge.cli.options import add_db_option
 from pooljudge.errors import InputError, UsageError
 from pooljudge.formats.files import atomic_writer, jsonl_objects, read_bytes
+from pooljudge.formats.ids import refuse_nul
 
 if TYPE_CHECKING:
     import numpy as np
@@ -71,9 +72,11 @@ def read_judgments(path: str, *, as_name: str | None = None) -> tuple[pd.DataFra
         frame = qrels.assign(annotator=as_name, label=qrels["label"].astype(str))
         return frame[list(REQUIRED)], lines
     text = _decode(read_bytes(path), path)
-    if text.lstrip().startswith("{"):
-        return _read_jsonl(text, path)
-    return _read_table(text, path)
+    frame, lines = _read_jsonl(text, path) if text.lstrip().startswith("{") else _read_table(
+        text, path)
+    for column in frame.columns:
+        refuse_nul(frame[column].astype(str).tolist(), lines.tolist(), path)
+    return frame, lines
 
 
 def _read_table(text: str, path: str) -> tuple[pd.DataFrame, np.ndarray]:

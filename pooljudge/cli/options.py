@@ -43,8 +43,10 @@ __all__ = [
     "add_qrels_runs",
     "add_randomization_options",
     "add_units_options",
+    "check_can_listen",
     "described",
     "int_range",
+    "listen_host",
     "measures_from",
     "nonnegative_int",
     "open_unit",
@@ -101,6 +103,42 @@ seed = int_range(0, MAX_SEED)
 """A random seed: ``0 <= seed <= 2**32 - 1`` (numpy's and SQLite's integers hold it exactly)."""
 
 port = int_range(1, 65535)
+_HOST_LABEL = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)")
+
+
+def listen_host(text: str) -> str:
+    """``--host``: an IPv4 or IPv6 address, or a host name of letters, digits, hyphens and
+    dots (RFC 1123); a dotted quad out of range (``999.1.1.1``) is refused, not looked up."""
+    import ipaddress
+
+    try:
+        return str(ipaddress.ip_address(text))
+    except ValueError:
+        pass
+    labels = text.removesuffix(".").split(".")
+    if (re.fullmatch(r"[0-9.]+", text) or len(text) > 253
+            or not all(_HOST_LABEL.fullmatch(label) for label in labels)):
+        raise argparse.ArgumentTypeError(f"not an IP address or host name: {text!r}")
+    return text
+
+
+def check_can_listen(host: str, port: int) -> None:
+    """UsageError unless a TCP server can listen on ``host``:``port`` now (the name resolves,
+    the address is this machine's, the port is free): bound and closed again at once."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (OSError, UnicodeError) as exc:
+        raise UsageError(f"--host: cannot resolve {host!r}: {exc}") from None
+    family, kind, proto, _name, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            raise UsageError(f"--port: cannot listen on {host}:{port}: "
+                             f"{exc.strerror or exc}") from None
 """A TCP port number."""
 
 

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from pooljudge.errors import printable
 from pooljudge.formats.files import atomic_writer
 
 if TYPE_CHECKING:
@@ -70,8 +71,8 @@ def emit(text: str, output: str) -> None:
 
 
 def warn(command: str, message: str) -> None:
-    """``pooljudge COMMAND: warning: message`` on standard error."""
-    print(f"pooljudge {command}: warning: {message}", file=sys.stderr)
+    """``pooljudge COMMAND: warning: message`` on standard error, control characters escaped."""
+    print(f"pooljudge {command}: warning: {printable(message)}", file=sys.stderr)
 
 
 def _short(value: float) -> str:

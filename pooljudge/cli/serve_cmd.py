@@ -35,8 +35,8 @@ from pathlib import Path
 from typing import IO
 
 from pooljudge.cli import Subcommands
+from pooljudge.cli.options import check_can_listen, listen_host, positive_int, summary
 from pooljudge.cli.options import port as tcp_port
-from pooljudge.cli.options import positive_int, summary
 from pooljudge.errors import UsageError
 
 __all__ = ["FORWARDED", "register", "run_streamlit", "serve", "streamlit_command"]
@@ -54,7 +54,8 @@ STOP_SECONDS = 4.0  # a child still running this long after SIGTERM is killed
 def register(subparsers: Subcommands) -> None:
     parser = subparsers.add_parser("serve", help="serve the annotation app in the browser",
                                    description=summary(__doc__))
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument("--host", type=listen_host, default="127.0.0.1",
+                        help="address to listen on")
     parser.add_argument("--port", type=tcp_port, default=8501, help="port to listen on")
     parser.add_argument("--db", default=None,
                         help="database URL (default: $POOLJUDGE_DB or sqlite:///pooljudge.db)")
@@ -91,7 +92,7 @@ def max_upload_mb(given: int | None) -> int:
     if given is not None:
         return given
     text = os.environ.get("POOLJUDGE_MAX_UPLOAD_MB") or str(DEFAULT_MAX_UPLOAD_MB)
-    if not text.isdigit() or not 1 <= int(text) <= MAX_UPLOAD_MB:
+    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= MAX_UPLOAD_MB:
         raise UsageError(f"$POOLJUDGE_MAX_UPLOAD_MB: must be a whole number from 1 to "
                          f"{MAX_UPLOAD_MB}, got {text!r}")
     return int(text)
@@ -101,14 +102,16 @@ def serve(url: str | None, host: str, port: int, *, pool_size: int | None = None
           upload_mb: int | None = None) -> int:
     """Open (and migrate) the database, then run Streamlit until it exits; the exit status
     (see the module docstring)."""
-    from pooljudge.annotate.store import database_url, open_engine
+    from pooljudge.annotate.store import open_engine
+    from pooljudge.cli.inputs import checked_db_url
 
     upload_mb = max_upload_mb(upload_mb)
-    url = database_url(url)
+    url = checked_db_url(url)
     env = {**os.environ, "POOLJUDGE_DB": url}
     if pool_size is not None:
         env["POOLJUDGE_POOL_SIZE"] = str(pool_size)
     open_engine(url).dispose()
+    check_can_listen(host, port)
     print(f"pooljudge: serving {url} on http://{host}:{port}/", file=sys.stderr, flush=True)
     return run_streamlit(streamlit_command(host, port, max_upload_mb=upload_mb), env)
 

@@ -217,13 +217,35 @@ def read_run(path: str) -> tuple[RunColumns, str]:
     """
     if path != "-":
         return _read_run_file(path)
-    from pooljudge.formats.files import temporary_files
+    import tempfile
 
-    with temporary_files([("run", sys.stdin.buffer.read())]) as [copy]:
+    with tempfile.TemporaryDirectory(prefix="pooljudge-") as folder:
+        copy = Path(folder) / "run"
+        _copy_stdin(copy)
         try:
             return _read_run_file(copy)
         except InputError as exc:
             raise InputError(exc.message, path=STDIN_NAME, line=exc.line) from None
+
+
+def _copy_stdin(target: Path) -> None:
+    """Standard input (gunzipped as read when it starts with gzip's magic) copied to
+    ``target`` a megabyte at a time through the line cap, so input without end (``< /dev/zero``)
+    is refused as ``<stdin>:1: line longer than N bytes`` with memory and disk bounded."""
+    import gzip
+    import shutil
+    import zlib
+
+    from pooljudge.formats.limits import CappedReader, LineCap
+
+    source = sys.stdin.buffer
+    if source.peek(2)[:2] == b"\x1f\x8b":
+        source = gzip.GzipFile(fileobj=source, mode="rb")
+    with open(target, "wb") as out:
+        try:
+            shutil.copyfileobj(CappedReader(source, LineCap(STDIN_NAME)), out, 1 << 20)
+        except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+            raise InputError(f"not a readable gzip stream ({exc})", path=STDIN_NAME) from None
 
 
 def _read_run_file(path: str | Path) -> tuple[RunColumns, str]:

@@ -23,6 +23,7 @@ import pyarrow.csv as pacsv
 from pooljudge.errors import InputError
 from pooljudge.formats._csv_blocks import PARSE_ERRORS, first_failing_line, read_csv_blocks
 from pooljudge.formats.files import PathLike, read_bytes
+from pooljudge.formats.ids import first_control_byte, refuse_control_bytes
 
 __all__ = ["clip", "data_lines", "fail_at_row", "parse", "parse_bytes"]
 
@@ -38,9 +39,10 @@ def parse(path: PathLike, fields: tuple[str, ...], used: tuple[str, ...], types:
     ``fields`` are dropped instead of making the line malformed. ``prepare`` rewrites the bytes
     first (it must keep every line where it is)."""
     raw = read_bytes(path)
+    refuse_control_bytes(raw, path)
     if prepare is not None:
         raw = prepare(raw)
-    table = parse_bytes(raw, fields, used, types, extra_fields=extra_fields)
+    table = parse_bytes(raw, fields, used, types, extra_fields=extra_fields, checked=True)
     if table is None or table.num_rows == 0:
         if next(iter(data_lines(raw)), None) is None:
             raise InputError("file has no data lines (only blanks and # comments)", path=path)
@@ -50,13 +52,17 @@ def parse(path: PathLike, fields: tuple[str, ...], used: tuple[str, ...], types:
 
 
 def parse_bytes(raw: bytes, fields: tuple[str, ...], used: tuple[str, ...], types: dict, *,
-                extra_fields: bool = False) -> pa.Table | None:
+                extra_fields: bool = False, checked: bool = False) -> pa.Table | None:
     """:func:`parse` on whole lines of bytes, without error reporting: None when they do not
-    parse. The table is the same for any cut of the lines into pieces.
+    parse, or (unless ``checked`` says the caller looked) hold a control byte an id cannot
+    carry (:func:`~pooljudge.formats.ids.first_control_byte`). The table is the same for any
+    cut of the lines into pieces.
 
     Bytes with one blank (or one tab) between fields and none around them are parsed as they
     are; anything else is :func:`_normalise`'d first.
     """
+    if not checked and first_control_byte(raw) is not None:
+        return None
     if b"#" not in raw and b"\r" not in raw:
         gap = b" " if b"\t" not in raw else b"\t" if b" " not in raw else None
         if gap is not None and _single_gaps(raw, gap):

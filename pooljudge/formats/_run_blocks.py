@@ -20,13 +20,15 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import IO, Any
+from typing import Any
 
 import pyarrow as pa
 
+from pooljudge.errors import InputError
 from pooljudge.formats._arrow import all_true, equal, indices_nonzero, not_equal
 from pooljudge.formats._columns import RunColumns, encode_run_table, parse_run_bytes
 from pooljudge.formats.files import PathLike
+from pooljudge.formats.limits import open_input
 
 __all__ = ["BLOCK_BYTES", "NotStreamable", "RunBlocks"]
 
@@ -183,7 +185,7 @@ def _chunks(path: PathLike, size: int) -> Iterator[bytearray]:
     copy of the piece.
     """
     try:
-        handle = _open(path)
+        handle = open_input(path)
     except Exception as exc:  # the whole-file reader names the problem
         raise NotStreamable(f"cannot read: {exc}") from None
     with handle:
@@ -194,6 +196,8 @@ def _chunks(path: PathLike, size: int) -> Iterator[bytearray]:
                 del chunk[handle.readinto(chunk):]
                 if chunk and not chunk.endswith(b"\n"):
                     chunk += handle.readline()
+            except InputError:  # a line longer than the cap
+                raise
             except Exception as exc:  # corrupt gzip data (zlib's, gzip's, ISA-L's types), I/O
                 raise NotStreamable(f"cannot read: {exc}") from None
             if first and chunk.startswith(_BOM):
@@ -202,14 +206,3 @@ def _chunks(path: PathLike, size: int) -> Iterator[bytearray]:
             if not chunk:
                 return
             yield chunk
-
-
-def _open(path: PathLike) -> IO[bytes]:
-    """The file for reading, gunzipped as it is read when it is gzip (by magic number)."""
-    with open(path, "rb") as probe:
-        gzipped = probe.read(2) == b"\x1f\x8b"
-    if not gzipped:
-        return open(path, "rb")
-    from isal import igzip
-
-    return igzip.open(path, "rb")

@@ -22,6 +22,7 @@ import pandas as pd
 
 from pooljudge.errors import InputError
 from pooljudge.formats.files import PathLike, jsonl_objects, read_bytes
+from pooljudge.formats.ids import check_id, refuse_nul
 
 __all__ = ["DOCUMENT_COLUMNS", "TOPIC_COLUMNS", "check_pool_members", "pool_line_numbers",
            "read_documents", "read_topics"]
@@ -211,6 +212,10 @@ def _finish(frame: pd.DataFrame, lines: list[int], path: PathLike, columns: tupl
     blank = (frame["id"] == "").to_numpy()
     if blank.any():
         raise InputError(f"blank {what} id", path=path, line=lines[int(np.argmax(blank))])
+    for value, line in zip(frame["id"].tolist(), lines, strict=True):
+        check_id(value, "topic" if what == "topic" else "document", path, line)
+    for column in columns:
+        refuse_nul(frame[column].tolist(), lines, path)
     dup = frame["id"].duplicated().to_numpy()
     if dup.any():
         i = int(np.argmax(dup))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import gzip
 import json
 import os
 import stat
@@ -13,6 +12,7 @@ from pathlib import Path
 from typing import IO
 
 from pooljudge.errors import InputError
+from pooljudge.formats.limits import open_input
 
 PathLike = str | os.PathLike[str]
 _BOM = b"\xef\xbb\xbf"
@@ -38,18 +38,30 @@ def read_bytes(path: PathLike) -> bytes:
     A leading UTF-8 byte-order mark is dropped, so every text reader accepts one. Raises
     InputError for a missing, unreadable, corrupt or empty (or blank) file.
     """
-    with input_errors(path):
-        raw = Path(path).read_bytes()
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = _gunzip(raw)
-        except Exception as exc:  # zlib, gzip and ISA-L each raise their own types
-            raise InputError(f"corrupt gzip data: {exc}", path=path) from None
+    raw = _read_capped(path)
     if raw.startswith(_BOM):
         raw = raw[len(_BOM):]
     if not raw or raw.isspace():
         raise InputError("file is empty", path=path)
     return raw
+
+
+def _read_capped(path: PathLike, *, gunzip: bool = True) -> bytes:
+    """The whole file through :func:`~pooljudge.formats.limits.open_input`: gunzipped as it is
+    read, a line longer than the cap refused as soon as it passes it, a FIFO or device refused
+    before it is opened."""
+    with input_errors(path):
+        stream = open_input(path, gunzip=gunzip)
+    with stream:
+        try:
+            return stream.read()
+        except InputError:
+            raise
+        except Exception as exc:  # zlib, gzip and ISA-L each raise their own types; I/O
+            if stream.gzipped:
+                raise InputError(f"corrupt gzip data: {exc}", path=path) from None
+            raise InputError(f"cannot read: {getattr(exc, 'strerror', None) or exc}",
+                             path=path) from None
 
 
 def read_utf8(path: PathLike) -> str:
@@ -66,23 +78,24 @@ def read_utf8(path: PathLike) -> str:
 def read_text(path: PathLike, what: str) -> str:
     """A small UTF-8 text file (a leading byte-order mark dropped), for one-off inputs such as
     a key map or a prompt template; InputError naming the file, ``what`` it was to be."""
+    raw = _read_capped(path, gunzip=False)
     try:
-        return Path(path).read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InputError("no such file", path=path) from None
-    except (OSError, UnicodeDecodeError) as exc:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
         raise InputError(f"cannot read the {what}: {exc}", path=path) from None
+    if "\x00" in text:
+        raise InputError("NUL character in text", path=path,
+                         line=text.count("\n", 0, text.index("\x00")) + 1)
+    return text
 
 
 def read_json(path: PathLike, what: str) -> object:
     """A JSON file (a leading byte-order mark dropped) decoded; InputError naming the file (and
     the line of a syntax error): "no such file", or "not a JSON {what}: …", also for an object
     that names a key twice (``json`` would keep the last value without a word)."""
+    raw = _read_capped(path, gunzip=False)
     try:
-        return json.loads(Path(path).read_text(encoding="utf-8-sig"),
-                          object_pairs_hook=_unique_keys)
-    except FileNotFoundError:
-        raise InputError("no such file", path=path) from None
+        return json.loads(raw.decode("utf-8-sig"), object_pairs_hook=_unique_keys)
     except _DuplicateKey as exc:
         raise InputError(f"not a JSON {what}: key {exc.args[0]!r} appears twice",
                          path=path) from None
@@ -112,9 +125,11 @@ def jsonl_objects(text: str, path: PathLike) -> Iterator[tuple[int, dict]]:
     """(line number, object) for every non-blank line of JSON Lines ``text``.
 
     Raises InputError naming ``path:line`` for a line that is not JSON, not a JSON object, or
-    has a key twice (``json`` would keep the last value without a word).
+    has a key twice (``json`` would keep the last value without a word). Lines end at line
+    feeds only: U+2028 and the other characters ``str.splitlines`` breaks at are valid inside
+    a JSON string.
     """
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:
@@ -139,15 +154,6 @@ def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
         seen: set[str] = set()
         raise _DuplicateKey(next(k for k, _ in pairs if k in seen or seen.add(k)))
     return record
-
-
-def _gunzip(data: bytes) -> bytes:
-    """Decompress gzip data with ISA-L (3-5x faster than zlib) when available."""
-    try:
-        from isal import igzip
-    except ImportError:  # pragma: no cover - isal ships wheels for the usual platforms
-        return gzip.decompress(data)
-    return igzip.decompress(data)
 
 
 STDOUT_NAME = "<stdout>"

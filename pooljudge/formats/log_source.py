@@ -16,6 +16,7 @@ from typing import IO
 
 from pooljudge.errors import InputError
 from pooljudge.formats.files import PathLike, input_errors
+from pooljudge.formats.limits import LineCap, check_input_kind, max_line_bytes
 
 __all__ = ["LogSource", "byte_ranges", "raw_lines"]
 
@@ -43,6 +44,7 @@ _LINE_START = re.compile(rb"\n[\n\r \t\x0b\x0c]")
 def _open(path: PathLike) -> IO[bytes]:
     """The file opened for reading, through a gzip decoder when it starts with gzip's magic."""
     with input_errors(path):
+        check_input_kind(path)
         handle: IO[bytes] = Path(path).open("rb")  # noqa: SIM115 - returned open
     if handle.peek(2)[:2] != _GZIP:  # type: ignore[attr-defined]
         return handle
@@ -71,6 +73,8 @@ class LogSource:
         self._newlines = 0
         self._last = b"\n"
         self._first = start == 0
+        self._start = start
+        self._cap = LineCap(path)
         self.maybe_blank = False
 
     def read(self, size: int = -1) -> bytes:
@@ -85,6 +89,11 @@ class LogSource:
         if self._first and data:
             self._first = False
             data = data.removeprefix(_BOM)
+        try:
+            self._cap.feed(data)
+        except InputError as exc:  # number the line from the file's start, not the range's
+            exc.line = (exc.line or 0) + _newlines_before(self.path, self._start)
+            raise InputError(exc.message, path=exc.path, line=exc.line) from None
         if data:
             self._newlines += data.count(b"\n")
             if not self.maybe_blank:
@@ -126,7 +135,7 @@ def byte_ranges(path: PathLike, parts: int) -> list[tuple[int, int | None]]:
         cuts = [0]
         for i in range(1, parts):
             handle.seek(max(size * i // parts, cuts[-1]))
-            handle.readline()  # to the start of the next line
+            handle.readline(max_line_bytes() + 2)  # to the next line start (or past the cap)
             if handle.tell() >= size:
                 break
             cuts.append(handle.tell())
@@ -135,11 +144,24 @@ def byte_ranges(path: PathLike, parts: int) -> list[tuple[int, int | None]]:
         handle.close()
 
 
+def _newlines_before(path: PathLike, offset: int) -> int:
+    """The number of newlines in a plain file's first ``offset`` bytes, read in pieces."""
+    count = 0
+    with Path(path).open("rb") as handle:
+        while offset > 0 and (piece := handle.read(min(offset, 1 << 20))):
+            count += piece.count(b"\n")
+            offset -= len(piece)
+    return count
+
+
 def raw_lines(path: PathLike) -> Iterator[tuple[int, bytes]]:
     """(line number, bytes without the newline) for every line, the byte-order mark dropped."""
     handle = _open(path)
+    cap = LineCap(path)
     try:
-        for number, line in enumerate(handle, start=1):
+        for number, line in enumerate(iter(lambda: handle.readline(cap.limit + 2), b""),
+                                      start=1):
+            cap.feed(line)
             if number == 1:
                 line = line.removeprefix(_BOM)
             yield number, line.rstrip(b"\r\n")

@@ -8,8 +8,11 @@ Each column becomes one Arrow string array and the lines are joined by Arrow ker
 loop per row, and no pandas for a :class:`pyarrow.Table`. Floats are cast by Arrow where its
 shortest digits print as ``repr`` does (non-integral, 1e-4 <= |x| < 1e9, checked against repr on
 millions of values); the others (integral, tiny, huge, non-finite) are formatted by numpy, as
-pandas does. Whatever this writer cannot reproduce itself (text with a tab, a quote or a line
-break, which pandas quotes; missing values; other types) is written by pandas.
+pandas does. Whatever this writer cannot reproduce itself (missing values, other types) is
+written by pandas. Nothing is ever quoted (``csv.QUOTE_NONE``): an id with a quote is written as
+it is, so :func:`~pooljudge.formats.trec.read_pool`, which splits at tabs, reads it back
+unchanged; text with a tab or a line break cannot be written and raises ValueError (readers
+refuse such ids, :mod:`pooljudge.formats.ids`).
 """
 
 from __future__ import annotations
@@ -76,11 +79,28 @@ def write_pool_file(pool: pd.DataFrame | pa.Table, path: PathLike) -> None:
     with atomic_writer(path) as handle:
         if texts is None:
             frame = pool.select(names).to_pandas() if isinstance(pool, pa.Table) else pool[names]
-            frame.to_csv(handle, sep="\t", index=False, lineterminator="\n")
+            _unquoted_csv(frame, handle)
             return
         handle.write("\t".join(str(name) for name in names) + "\n")
         for start in range(0, len(texts[0]), _BLOCK):
             handle.write(_lines([text.slice(start, _BLOCK) for text in texts]))
+
+
+def _unquoted_csv(frame: pd.DataFrame, handle: Any) -> None:
+    """pandas' TSV of ``frame`` with nothing quoted; ValueError for text with a tab or a line
+    break, which no reader could split back."""
+    import csv
+
+    for name in frame.columns:
+        column = frame[name]
+        if column.dtype == object and column.map(
+                lambda v: isinstance(v, str) and not _plain(v.encode("utf-8"))).any():
+            raise ValueError(f"a pool field of column {name} holds a tab or a line break")
+    try:
+        frame.to_csv(handle, sep="\t", index=False, lineterminator="\n",
+                     quoting=csv.QUOTE_NONE)
+    except csv.Error as exc:
+        raise ValueError(f"a pool field holds a tab or a line break: {exc}") from None
 
 
 def _column(pool: Any, name: str) -> Column:
@@ -114,8 +134,8 @@ def _valid_sample(stratum: Column, inclusion: Column, sampled: Column) -> bool:
 
 def _texts(names: list[str], columns: list[Column]) -> list[pa.Array] | None:
     """Every column as Arrow strings; None when pandas must write the file: a name or a text
-    field holds a tab, a quote or a line break (pandas quotes it), a value is missing, or a
-    column has another type."""
+    field holds a tab or a line break (pandas refuses it), a value is missing, or a column has
+    another type."""
     if not all(_plain(name.encode("utf-8")) for name in names):
         return None
     texts = [_text(column) for column in columns]
@@ -123,12 +143,12 @@ def _texts(names: list[str], columns: list[Column]) -> list[pa.Array] | None:
 
 
 def _plain(raw: bytes) -> bool:
-    return not any(special in raw for special in (b"\t", b'"', b"\n", b"\r"))
+    return not any(special in raw for special in (b"\t", b"\n", b"\r"))
 
 
 def _plain_strings(values: pa.Array) -> bool:
-    """Whether no field of a string array holds a tab, a quote or a line break (one scan of
-    its bytes)."""
+    """Whether no field of a string array holds a tab or a line break (one scan of its
+    bytes)."""
     data = values.buffers()[2]
     if not len(values) or data is None:
         return True

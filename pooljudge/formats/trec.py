@@ -13,6 +13,7 @@ and document ids are strings (``"01" != "1"``); the rank column is ignored, as t
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
@@ -34,7 +35,8 @@ from pooljudge.formats._columns import (
     read_qrels_columns,
     read_run_columns,
 )
-from pooljudge.formats.files import PathLike, atomic_writer, read_utf8
+from pooljudge.formats.files import PathLike, atomic_writer, read_bytes, read_utf8
+from pooljudge.formats.ids import check_id
 from pooljudge.formats.pool_file import POOL_COLUMNS, SAMPLE_COLUMNS
 from pooljudge.formats.prels import PRELS_COLUMNS, read_prels, write_prels
 from pooljudge.formats.pyterrier import recognise_columns
@@ -212,8 +214,9 @@ def read_provenance(path: PathLike) -> pd.DataFrame:
     that cannot be read or parsed (the caller checks the columns it needs)."""
     import pandas as pd
 
+    raw = read_bytes(path)
     try:
-        return pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
+        return pd.read_csv(io.BytesIO(raw), sep="\t", dtype=str, keep_default_na=False)
     except (OSError, UnicodeDecodeError, pd.errors.ParserError,
             pd.errors.EmptyDataError) as exc:
         raise InputError(f"cannot read the provenance: {exc}", path=path) from None
@@ -269,6 +272,8 @@ def read_pool(path: PathLike) -> pd.DataFrame:
             _check_int64(record[column], column, path, number)
         if not record["topic"].strip() or not record["doc"].strip():
             raise InputError("blank topic or document id", path=path, line=number)
+        check_id(record["topic"], "topic", path, number)
+        check_id(record["doc"], "document", path, number)
         if sample:
             _check_sample_fields(record, path, number)
         records.append((number, record))

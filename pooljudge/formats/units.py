@@ -28,6 +28,7 @@ from pooljudge.formats._arrow_numpy import numpy_of
 from pooljudge.formats._fields import clip, data_lines, parse_bytes
 from pooljudge.formats._keys import string_hashes
 from pooljudge.formats.files import PathLike, read_bytes
+from pooljudge.formats.ids import refuse_control_bytes
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -63,8 +64,9 @@ def read_unit_columns(path: PathLike) -> UnitColumns:
     with no data line.
     """
     raw = read_bytes(path)
+    refuse_control_bytes(raw, path)
     raw, fields = _drop_header(raw, path)
-    table = parse_bytes(raw, fields, fields, _OFFSET_TYPES)
+    table = parse_bytes(raw, fields, fields, _OFFSET_TYPES, checked=True)
     if table is None or table.num_rows == 0:
         _locate_bad_line(path, raw, fields)
         raise InputError("cannot parse the unit map", path=path)  # pragma: no cover - defensive

@@ -9,7 +9,8 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
-from pooljudge.metrics.evaluate import evaluate, parse_all
+from pooljudge.metrics.eval_inputs import parse_all
+from pooljudge.metrics.evaluate import evaluate
 from pooljudge.metrics.soft_eval import draw_labels, soft_evaluate
 
 from pooljudge.formats.soft_qrels import write_soft_qrels

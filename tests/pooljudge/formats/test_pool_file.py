@@ -5,6 +5,7 @@ itself whatever it would quote or does not know."""
 
 from __future__ import annotations
 
+import csv
 import io
 
 import numpy as np
@@ -66,14 +67,47 @@ def test_a_table_is_written_as_its_frame(tmp_path):
 
 
 @pytest.mark.parametrize(("column", "value"), [
-    ("doc", "a\tb"), ("doc", 'say "x"'), ("runs", "x\ny"), ("runs", "x\rz"), ("doc", None),
-    ("doc", 5), ("inclusion_like", np.nan)])
-def test_what_pandas_would_quote_or_fill_is_written_by_pandas(tmp_path, column, value):
+    ("doc", None), ("doc", 5), ("inclusion_like", np.nan)])
+def test_what_pandas_would_fill_is_written_by_pandas(tmp_path, column, value):
     frame = _frame(200)
     if column != "inclusion_like":  # text: pandas 3 infers its str dtype, which takes no int
         frame[column] = frame[column].astype(object)
     frame.loc[3, column] = value
     assert _written(frame, tmp_path) == _pandas(frame)
+
+
+@pytest.mark.parametrize("fallback", [False, True])
+@pytest.mark.parametrize("value", ['say "x"', '"', 'a""b', '"a"'])
+def test_a_quote_is_written_as_it_is_never_quoted(tmp_path, value, fallback):
+    """P1: pandas would write the first value with its quotes doubled inside quotes; read_pool
+    splits at tabs and would keep them, so the pool file never quotes (also where pandas
+    writes the file: a missing value elsewhere)."""
+    frame = _frame(20)
+    frame["doc"] = frame["doc"].astype(object)
+    frame.loc[3, "doc"] = value
+    if fallback:
+        frame["runs"] = frame["runs"].astype(object)
+        frame.loc[5, "runs"] = None
+    lines = _written(frame, tmp_path).splitlines()
+    assert lines[4].split("\t")[1] == value
+    assert _written(frame, tmp_path) == _pandas_unquoted(frame)
+
+
+def _pandas_unquoted(frame: pd.DataFrame) -> str:
+    buffer = io.StringIO()
+    frame.to_csv(buffer, sep="\t", index=False, lineterminator="\n", quoting=csv.QUOTE_NONE)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(("column", "value"), [
+    ("doc", "a\tb"), ("runs", "x\ny"), ("runs", "x\rz")])
+def test_a_tab_or_line_break_cannot_be_written(tmp_path, column, value):
+    frame = _frame(20)
+    frame[column] = frame[column].astype(object)
+    frame.loc[3, column] = value
+    with pytest.raises(ValueError, match="tab or a line break"):
+        write_pool_file(frame, tmp_path / "pool.tsv")
+    assert not (tmp_path / "pool.tsv").exists()
 
 
 def test_other_column_types_are_written_by_pandas(tmp_path):
