@@ -1,7 +1,8 @@
-"""``pooljudge simulate orders|designs|annotators``: what-ifs on complete qrels.
+"""``pooljudge simulate orders|designs|annotators|review``: what-ifs on complete qrels.
 
 ``orders`` compares judging orders and ``designs`` sampling designs on complete qrels
-(:mod:`pooljudge.cli.simulate_pools`). ``annotators``: simulated annotators judge a campaign
+(:mod:`pooljudge.cli.simulate_pools`); ``review`` replays CAL with a stopping rule
+(:mod:`pooljudge.cli.simulate_review_cmd`). ``annotators``: simulated annotators judge a campaign
 through the real claim path. N annotators (``sim-01``…) are split over W processes; each
 process opens its own engine and, round-robin over its annotators, claims the next pair
 (:func:`pooljudge.annotate.store.next_pair`) and records a label
@@ -39,6 +40,7 @@ from pooljudge.cli.simulate_pools import (
     simulate_designs_cmd,
     simulate_orders_cmd,
 )
+from pooljudge.cli.simulate_review_cmd import register_review
 from pooljudge.errors import InputError, PoolJudgeError, UsageError
 
 if TYPE_CHECKING:
@@ -62,6 +64,7 @@ def register(subparsers: Subcommands) -> None:
     _register_orders(actions)
     _register_designs(actions)
     _register_annotators(actions)
+    register_review(actions)
 
 
 def _add_pool_inputs(parser: argparse.ArgumentParser) -> None:

@@ -1,0 +1,131 @@
+"""Stopping rules for a high-recall review, each labelled a guarantee or a heuristic.
+
+A review judges documents one after another (in the order a ranker chose); ``labels`` is that
+sequence as 0/1 (1 = relevant), ``n_docs`` the size of the collection (judged + unjudged).
+
+- :func:`hypergeometric_p` (guarantee, under its sampling assumption): Callaghan &
+  Müller-Hansen (2020), the test BUSCAR implements. H0: recall < τ.
+- :func:`target_sample_size` (guarantee): the target method of Cormack & Grossman (2016).
+- :func:`knee_stop` (heuristic): the knee method of Cormack & Grossman (2016).
+
+Every stop yields a :class:`Certificate`. Pure functions over numpy arrays and scipy.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from pooljudge.errors import UsageError
+
+__all__ = ["RULES", "Certificate", "check_level", "hypergeometric_p", "knee_stop",
+           "target_sample_size"]
+
+RULES = ("hypergeometric", "target", "knee")
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """Why a topic's review stopped: the rule, what was judged, the evidence, the claim.
+
+    ``recall_bound`` is the recall the rule claims at confidence ``1 - alpha`` (the target),
+    ``None`` for a heuristic or when the rule never fired (the whole collection was judged:
+    recall is then 1 by construction and ``exhausted`` is true).
+    """
+
+    rule: str
+    guarantee: bool
+    target: float
+    alpha: float
+    judged: int
+    relevant_found: int
+    p_value: float | None = None
+    sample_size: int | None = None
+    sample_relevant: int | None = None
+    recall_bound: float | None = None
+    exhausted: bool = False
+
+    def as_dict(self) -> dict:
+        """The certificate as a plain dict (JSON-ready)."""
+        return asdict(self)
+
+
+def check_level(target: float, alpha: float) -> None:
+    """UsageError unless 0 < target < 1 and 0 < alpha < 1."""
+    if not 0.0 < target < 1.0:
+        raise UsageError(f"--target: must lie in (0, 1), got {target}")
+    if not 0.0 < alpha < 1.0:
+        raise UsageError(f"--alpha: must lie in (0, 1), got {alpha}")
+
+
+def hypergeometric_p(labels: np.ndarray, n_docs: int, target: float = 0.95) -> float:
+    """The p-value of H0 "recall < ``target``" after judging ``labels`` of ``n_docs`` documents.
+
+    For each n = 1..m (m = len(labels)) the last n judged documents are taken as a sample drawn
+    without replacement from an urn of N_n = n_docs - (m - n) documents (the sample plus the
+    unjudged remainder). With r = sum(labels) relevant seen, k_n relevant in the sample and
+    r_n = r - k_n seen before it, H0 needs at least K_n = floor(r / τ) + 1 - r_n relevant
+    documents in the urn (total relevant ≥ floor(r/τ) + 1 ⇔ recall r/total < τ), and
+
+        p_n = P(X ≤ k_n),   X ~ Hypergeometric(N_n, K_n, n)   (hypergeom.cdf(k_n, N_n, K_n, n))
+
+    p = min_n p_n. Edge cases: no judgments → 1.0; K_n > N_n (the urn cannot hold that many
+    relevant documents, H0 impossible) → p_n = 0. The test is exact when the sample is a
+    uniform random sample of the urn; over a ranker's last n documents (as BUSCAR does) it
+    assumes the ranker's tail is no poorer in relevant documents than a random draw.
+    """
+    from scipy.stats import hypergeom
+
+    labels = np.asarray(labels, dtype=np.int64)
+    m = len(labels)
+    if m == 0:
+        return 1.0
+    if m > n_docs:
+        raise UsageError(f"{m} judgments exceed the {n_docs} documents")
+    n = np.arange(1, m + 1)
+    k = np.cumsum(labels[::-1])
+    r = int(labels.sum())
+    urn = n_docs - (m - n)
+    need = math.floor(r / target) + 1 - (r - k)
+    possible = need <= urn
+    p = np.zeros(m)
+    p[possible] = hypergeom.cdf(k[possible], urn[possible], need[possible], n[possible])
+    return float(min(1.0, p.min()))
+
+
+def target_sample_size(target: float, alpha: float) -> int:
+    """Relevant documents the target method draws: t = ceil(log α / log τ).
+
+    The review stops when every one of t relevant documents found by uniform random sampling
+    has also been found by the review. Each relevant document lies in the reviewed part with
+    probability recall, independently of the review, so P(all t found | recall < τ) < τ^t ≤ α.
+    (τ = 0.95, α = 0.05: t = 59.) When the collection holds fewer than t relevant documents the
+    sample exhausts it: the review is then checked against every relevant document.
+    """
+    check_level(target, alpha)
+    return math.ceil(math.log(alpha) / math.log(target) - 1e-12)
+
+
+def knee_stop(labels: np.ndarray, *, min_rank: int = 150, adjust: int = 150) -> bool:
+    """Heuristic: the knee method (Cormack & Grossman 2016).
+
+    With gain curve g(i) = relevant among the first i judged, s = len(labels), the knee i* is
+    the rank maximising the distance of (i, g(i)) from the line through (0, 0) and (s, g(s)).
+    Stop when s ≥ ``min_rank`` and the slope ratio
+    ρ = (g(i*) / i*) / ((g(s) - g(i*) + 1) / (s - i*)) ≥ 156 - min(g(s), ``adjust``).
+    No relevant document yet, or no rank after the knee → do not stop.
+    """
+    labels = np.asarray(labels, dtype=np.int64)
+    s = len(labels)
+    if s < min_rank or labels.sum() == 0:
+        return False
+    gain = np.cumsum(labels)
+    ranks = np.arange(1, s + 1)
+    # distance to the line y = (g(s)/s) x, up to a constant factor
+    knee = int(np.argmax(gain * s - ranks * gain[-1])) + 1
+    if knee >= s:
+        return False
+    ratio = (gain[knee - 1] / knee) / ((gain[-1] - gain[knee - 1] + 1) / (s - knee))
+    return bool(ratio >= 156 - min(int(gain[-1]), adjust))
