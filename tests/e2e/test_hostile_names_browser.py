@@ -89,7 +89,7 @@ def test_the_judging_page_and_its_sidebar_show_names_literally(app, page, tokens
     ("overview", "By annotator", ()),
     ("agreement", "Confusion matrix", (f"Confusion matrix: {ANN} × {OTHER}",)),
     ("adjudicate", "disagreements wait", (f"{OTHER}: comment {EVIL}", SCALE.labels[1].name)),
-    ("people", "People of", (f"People of {CAMPAIGN}",)),
+    ("people", "People ·", (f"People · {CAMPAIGN}",)),
 ])
 def test_admin_pages_show_names_literally(app, page, tokens, path, ready, names) -> None:
     app.open_as(page, tokens[BOSS], f"/{path}")

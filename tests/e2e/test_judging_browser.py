@@ -34,7 +34,7 @@ def test_login_link_opens_the_judging_page(app, page) -> None:
 def test_wrong_token_shows_a_message_and_nothing_else(app, page) -> None:
     app.campaign()
     app.open_as(page, "not-a-real-token")
-    page.wait_for_selector("text=This login link is not valid")
+    page.wait_for_selector("text=This login is not valid")
     assert page.locator(".pj-doc-body").count() == 0
     assert page.locator("button").filter(has_text="Relevant").count() == 0
     assert "widgets" not in page.inner_text("body")
