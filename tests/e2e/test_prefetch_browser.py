@@ -31,8 +31,8 @@ WATCH = """(before) => {
 }"""
 
 
-def _open(app, laptop, *, people=(("ann", "annotator"),)):
-    name, tokens = app.campaign(people=people)
+def _open(app, laptop, *, people=(("ann", "annotator"),), min_dwell_ms: int = 300):
+    name, tokens = app.campaign(people=people, min_dwell_ms=min_dwell_ms)
     app.open_as(laptop, tokens["ann"], "/judge")
     shown_pair(laptop)
     laptop.evaluate(POLL)
@@ -64,7 +64,10 @@ def test_the_next_pair_is_drawn_before_the_server_answers(app, laptop):
 
 
 def test_a_forecast_someone_else_took_is_replaced_by_the_pair_claimed(app, laptop):
-    name, _, keyboard = _open(app, laptop, people=(("ann", "annotator"), ("bob", "annotator")))
+    # a 5 s dwell: the key pressed while the forecast is on screen must be refused even when a
+    # loaded machine makes the test's next step late
+    name, _, keyboard = _open(app, laptop, people=(("ann", "annotator"), ("bob", "annotator")),
+                              min_dwell_ms=5000)
     before = keyboard.on_screen()
     forecast = laptop.evaluate("() => window.__pooljudgeGate.next.pair")
     with session_scope(app.engine) as session:  # bob takes the forecast's only slot
