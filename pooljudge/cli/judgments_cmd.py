@@ -13,7 +13,6 @@ from pooljudge.cli.inputs import open_database
 from pooljudge.cli.options import add_db_option
 from pooljudge.errors import InputError, UsageError
 from pooljudge.formats.files import atomic_writer, jsonl_objects, read_bytes
-from pooljudge.formats.ids import refuse_nul
 
 if TYPE_CHECKING:
     import numpy as np
@@ -71,6 +70,8 @@ def read_judgments(path: str, *, as_name: str | None = None) -> tuple[pd.DataFra
         lines = _data_line_numbers(read_bytes(path))
         frame = qrels.assign(annotator=as_name, label=qrels["label"].astype(str))
         return frame[list(REQUIRED)], lines
+    from pooljudge.formats.ids import refuse_nul  # numpy: not at the program's start
+
     text = _decode(read_bytes(path), path)
     frame, lines = _read_jsonl(text, path) if text.lstrip().startswith("{") else _read_table(
         text, path)

@@ -177,6 +177,7 @@ def test_the_picker_lists_only_ones_own_campaigns(app, page, rivals) -> None:
     app.open_as(page, token, "/overview")
     page.get_by_role("heading", name=f"Overview · {mine}").wait_for()
     page.locator(f".st-key-{keys.CAMPAIGN_PICKER}").click()
+    page.get_by_role("option").first.wait_for()   # the list opens a moment after the click
     options = page.get_by_role("option").all_inner_texts()
     assert mine in options and theirs not in options
 

@@ -360,7 +360,7 @@ def test_an_adjudicator_decides_the_remaining_disagreement(db, tokens, open_page
     # one status line (so nothing below it moves when a decision adds its confirmation)
     assert ('<div class="pj-caption">0 disagreements wait for a decision. Decided 0 for topic 7, '
             'document d3.</div>') in html
-    assert "No disagreement waits" in at.success[0].value and not at.button
+    assert "No disagreement waits" in at.success[0].value and not at.main.button
 
 
 # --- names from uploads are never Markdown ------------------------------------------------------

@@ -218,7 +218,7 @@ def _legend(at: AppTest) -> list[tuple[tuple[str, ...], str]]:
 def test_the_judging_page_binds_and_lists_the_campaigns_keys(people, open_page) -> None:
     at = open_page(people["ann"])
     shortcuts = {b.key.split("_")[0] + (b.key.split("_")[2] if b.key.startswith("label") else ""):
-                 b.proto.shortcut for b in at.button}
+                 b.proto.shortcut for b in at.main.button}
     assert shortcuts == {"label0": "a", "label1": "s", "label2": "d", "skip": "x", "back": "b"}
     legend = dict(_legend(at))
     assert {k for keys_ in legend for k in keys_} == {
@@ -240,7 +240,7 @@ def test_a_label_without_description_has_no_dangling_colon(people, open_page) ->
 def test_an_admins_link_opens_overview_and_claims_nothing(people, open_page, app_db) -> None:
     at = open_page(people["boss"])
     assert any("By annotator" in s.value for s in at.subheader)
-    assert keys.CURRENT not in at.session_state and not at.button  # no label button, no pair
+    assert keys.CURRENT not in at.session_state and not at.main.button  # no label button, no pair
     with session_scope(app_db, readonly=True) as session:
         assert session.execute(sa.text("SELECT COUNT(*) FROM claim")).scalar() == 0
     at.switch_page("app_pages/judge.py").run()                      # judging, on purpose
