@@ -98,7 +98,7 @@ def test_overview_counts_the_imported_judgments(judged, open_page) -> None:
     # 6 pairs x overlap 2 = 12 needed; 11 imported judgments, all within the same hour.
     assert metrics["Judgments done"] == f"{len(LABELS)} / 12"
     assert metrics["Complete"] == f"{len(LABELS) / 12:.0%}"
-    assert metrics["Judgments in the last active hour"] == str(len(LABELS))
+    assert metrics["Last active hour"] == str(len(LABELS))
 
 
 # --- agreement ----------------------------------------------------------------------------------
@@ -113,8 +113,8 @@ def test_agreement_shows_six_cards_and_sklearn_kappa(judged, open_page) -> None:
     labels = pd.DataFrame(LABELS, columns=["annotator", "doc", "label"]).pivot(
         index="doc", columns="annotator", values="label").dropna()
     expected = cohen_kappa_score(labels["ann1"], labels["ann2"])
-    assert pairs[["a", "b"]].to_numpy().tolist() == [["ann1", "ann2"]]
-    assert float(pairs["cohen_kappa"].iat[0]) == pytest.approx(expected, abs=1e-12)
+    assert pairs[["Annotator A", "Annotator B"]].to_numpy().tolist() == [["ann1", "ann2"]]
+    assert float(pairs["Cohen's kappa"].iat[0]) == pytest.approx(expected, abs=1e-12)
 
 
 # --- adjudication -------------------------------------------------------------------------------
