@@ -68,9 +68,9 @@ def test_export_counts_the_answers_and_offers_them_apart(answered, downloads,  #
 
 def test_agreement_lists_the_answers_per_annotator(answered, open_page) -> None:
     at = open_page(answered["boss"], "agreement")
-    (counts,) = [d.value for d in at.dataframe if "cannot_judge" in d.value.columns]
+    (counts,) = [d.value for d in at.dataframe if "I can't judge this" in d.value.columns]
     assert counts.to_dict("records") == [
-        {"annotator": "ann1", "labels": 2, "cannot_judge": 1},
-        {"annotator": "ann2", "labels": 3, "cannot_judge": 0}]
+        {"Annotator": "ann1", "Labels": 2, "I can't judge this": 1},
+        {"Annotator": "ann2", "Labels": 3, "I can't judge this": 0}]
     judgments = next(m.value for m in at.metric if m.label == "Judgments")
     assert judgments == "5"                              # labels only: the answer is apart
