@@ -57,8 +57,8 @@ def settled_category(rule: np.ndarray, n_votes: np.ndarray, spread: np.ndarray,
                      policy: str) -> np.ndarray:
     """Each pair's category (above) from its rule (before binarising) and votes; ``policy`` is
     the policy's name. Vectorised: one Python step per distinct rule text."""
-    texts, inverse = np.unique(np.asarray(rule, dtype=str), return_inverse=True)
-    named = [_category(text, policy) for text in texts]
+    inverse, texts = pd.factorize(np.asarray(rule, dtype=object))
+    named = [_category(str(text), policy) for text in texts]
     base = np.array([name for name, _ in named] or [""], dtype=object)[inverse]
     from_votes = np.array([split for _, split in named] or [False], dtype=bool)[inverse]
     n_votes, spread = np.asarray(n_votes), np.asarray(spread)

@@ -17,7 +17,6 @@ from pooljudge.annotate.records import LabelScale
 from pooljudge.annotate.store import session_scope
 from pooljudge.annotate.ui import keys
 from sklearn.metrics import cohen_kappa_score
-from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
 ADMIN_PAGES = ("adjudicate", "overview", "agreement", "export", "evaluate", "create", "people",
@@ -138,23 +137,6 @@ def test_adjudication_shows_the_first_disagreement_and_stores_one_decision(
 
 
 # --- export -------------------------------------------------------------------------------------
-
-@pytest.fixture
-def downloads(monkeypatch) -> dict[str, bytes]:
-    """The bytes each download button offers, by its file name (recorded as the app stores them;
-    AppTest's media storage is dropped after every run)."""
-    offered: dict[str, bytes] = {}
-    original = MemoryMediaFileStorage.load_and_get_id
-
-    def record(self, path_or_data, mimetype, kind, filename=None):
-        if filename is not None and isinstance(path_or_data, bytes | str):
-            data = path_or_data.encode() if isinstance(path_or_data, str) else path_or_data
-            offered[filename] = data
-        return original(self, path_or_data, mimetype, kind, filename)
-
-    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
-    return offered
-
 
 def test_export_offers_the_consensus_qrels(judged, downloads, open_page) -> None:
     at = open_page(judged["tokens"]["boss"], "export")

@@ -32,7 +32,6 @@ from pooljudge.annotate.ui.agreement_view import (
 from pooljudge.annotate.ui.render import JOINER, md_escape
 from sklearn.metrics import cohen_kappa_score
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
-from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import UnknownElement
 
@@ -79,23 +78,6 @@ def tokens(db, collection) -> dict[str, str]:
     with session_scope(db) as session:   # a separate import: a second version of ann1's d4
         _import(session, "c", [CHANGED])
     return found
-
-
-@pytest.fixture
-def downloads(monkeypatch) -> dict[str, bytes]:
-    """The bytes each download button offers, by file name (AppTest drops its media storage
-    after every run, so they are recorded as the app stores them)."""
-    offered: dict[str, bytes] = {}
-    original = MemoryMediaFileStorage.load_and_get_id
-
-    def record(self, path_or_data, mimetype, kind, filename=None):
-        if filename is not None and isinstance(path_or_data, bytes | str):
-            offered[filename] = (path_or_data.encode() if isinstance(path_or_data, str)
-                                 else path_or_data)
-        return original(self, path_or_data, mimetype, kind, filename)
-
-    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
-    return offered
 
 
 def _frame(engine, latest_only: bool = True) -> pd.DataFrame:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 from pooljudge.annotate.ui import keys
 from pooljudge.annotate.ui.export_view import UNDECIDED_CHOICES
-from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
 from tests.support.undecided import ADJUDICATED, UNANIMOUS, UNDECIDED, make_tie_campaign
@@ -18,22 +17,6 @@ LEAVE_OUT = next(k for k, v in UNDECIDED_CHOICES.items() if v == "skip")
 @pytest.fixture
 def tokens(app_db) -> dict[str, str]:
     return make_tie_campaign(app_db, "c")
-
-
-@pytest.fixture
-def downloads(monkeypatch) -> dict[str, bytes]:
-    """The bytes each download button offers, by file name (recorded as the app stores them)."""
-    offered: dict[str, bytes] = {}
-    original = MemoryMediaFileStorage.load_and_get_id
-
-    def record(self, path_or_data, mimetype, kind, filename=None):
-        if filename is not None and isinstance(path_or_data, bytes | str):
-            offered[filename] = (path_or_data.encode() if isinstance(path_or_data, str)
-                                 else path_or_data)
-        return original(self, path_or_data, mimetype, kind, filename)
-
-    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
-    return offered
 
 
 def _adjudicated(at: AppTest) -> AppTest:
