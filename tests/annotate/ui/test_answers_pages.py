@@ -14,8 +14,7 @@ from pooljudge.annotate.records import LabelScale
 from pooljudge.annotate.store import session_scope
 from pooljudge.annotate.ui.create import CREATE_CANNOT_JUDGE, CREATE_RATIONALE
 
-# The create page's fixture and form helpers; the admin pages' record of downloads.
-from tests.annotate.ui.test_admin_pages import downloads  # noqa: F401
+# The create page's fixture and form helpers (the record of downloads is conftest's).
 from tests.annotate.ui.test_create_page import _create_page, _fill, _submit, app  # noqa: F401
 
 DOCS = {"d1": "7", "d2": "7", "d3": "7", "d4": "8"}
@@ -55,7 +54,7 @@ def test_the_new_campaign_form_stores_the_answer_settings(app, ticked) -> None: 
                                                                  else (False, ()))
 
 
-def test_export_counts_the_answers_and_offers_them_apart(answered, downloads,  # noqa: F811
+def test_export_counts_the_answers_and_offers_them_apart(answered, downloads,
                                                          open_page) -> None:
     at = open_page(answered["boss"], "export")
     assert any("3 judged pairs in the qrels" in c.value
