@@ -147,8 +147,9 @@ def paired_judges(per_topic_ref: np.ndarray, per_topic_a: np.ndarray, per_topic_
       same resample (NaN replicates left out);
     - ``p``: two-sided p-value of H0 "A and B are exchangeable within each topic" (so
       ``c_a = c_b``) by paired randomization: each replicate swaps A's and B's scores on each
-      topic with probability 1/2 and recomputes ``d``; ``p = (1 + #{|d*| > |d|} +
-      #{|d*| = |d|} / 2) / (1 + R)`` (mid-p: ties are frequent, tau-b takes few values).
+      topic with probability 1/2 and recomputes ``d``; ``p = (1 + #{|d*| >= |d|}) / (1 + R)``
+      (valid at any ``R``; conservative where the coefficient takes few values, as tau-b
+      over few systems does).
       Why not the bootstrap's own p-value: resampled means are noisier than the sample's, so
       both coefficients shrink on a resample and the bootstrap distribution of ``d`` is wider
       than its sampling distribution and pulled towards 0; in simulation its p-value rejected
@@ -180,7 +181,6 @@ def paired_judges(per_topic_ref: np.ndarray, per_topic_a: np.ndarray, per_topic_
             result[name] = (c_a, c_b, d, np.nan, np.nan, np.nan)
             continue
         low, high = np.percentile(stars, [100 * alpha / 2, 100 * (1 - alpha / 2)])
-        tie = np.isclose(nulls, abs(d), rtol=0, atol=1e-12)
-        p = (1 + np.count_nonzero(~tie & (nulls > abs(d))) + tie.sum() / 2) / (1 + len(nulls))
+        p = (1 + np.count_nonzero(nulls >= abs(d) - 1e-12)) / (1 + len(nulls))
         result[name] = (c_a, c_b, d, float(low), float(high), float(min(p, 1.0)))
     return result
