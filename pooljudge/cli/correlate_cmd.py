@@ -18,7 +18,12 @@ from typing import TYPE_CHECKING
 
 from pooljudge.cli import Subcommands
 from pooljudge.cli.correlate_intervals import add_interval_options, with_intervals
-from pooljudge.cli.correlate_judges import add_judge_option, several_judges
+from pooljudge.cli.correlate_judges import (
+    add_judge_option,
+    several_judges,
+    significance,
+    significance_text,
+)
 from pooljudge.cli.inputs import read_runs
 from pooljudge.cli.options import (
     add_format_option,
@@ -73,7 +78,8 @@ def run(args: argparse.Namespace) -> int:
         swaps += [{"measure": measure, "above_in_a": x, "above_in_b": y}
                   for x, y in swapped_pairs(ordering(a), ordering(b.reindex(a.index)))]
     swap_frame = pd.DataFrame(swaps, columns=["measure", "above_in_a", "above_in_b"])
-    emit(_output(summary, changes, swap_frame, args.format), args.output)
+    found = significance(*results, args.alpha) if args.significance else None
+    emit(_output(summary, changes, swap_frame, args.format, found, args.alpha), args.output)
     return 0
 
 
@@ -83,12 +89,17 @@ def _scores(means: pd.DataFrame, measure: str) -> pd.Series:
     return pd.Series(rows["value"].to_numpy(float), index=rows["run"].to_numpy())
 
 
-def _output(summary: pd.DataFrame, changes: pd.DataFrame, swaps: pd.DataFrame, fmt: str) -> str:
+def _output(summary: pd.DataFrame, changes: pd.DataFrame, swaps: pd.DataFrame, fmt: str,
+            found: tuple[pd.DataFrame, pd.DataFrame] | None, alpha: float) -> str:
     if fmt == "tsv":
         return render(changes, "tsv")
     if fmt == "json":
         document = {"summary": records(summary), "runs": records(changes),
                     "swaps": records(swaps)}
+        if found is not None:
+            document["significance"] = records(found[1])
+            document["significance_pairs"] = records(found[0])
         return json.dumps(document, indent=1, ensure_ascii=False) + "\n"
-    return (f"{render(summary, 'table')}\nranks under A and B (change > 0: higher under B)\n"
+    text = (f"{render(summary, 'table')}\nranks under A and B (change > 0: higher under B)\n"
             f"{render(changes, 'table')}\npairs that swap places\n{render(swaps, 'table')}")
+    return text + (significance_text(found[1], alpha) if found is not None else "")

@@ -14,14 +14,20 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pooljudge.cli.correlate_intervals import per_topic_matrix
+from pooljudge.cli.options import open_unit
 from pooljudge.cli.output import records, render, warn
 from pooljudge.errors import UsageError
 
-__all__ = ["add_judge_option", "judge_names", "several_judges"]
+__all__ = ["add_judge_option", "judge_names", "several_judges", "significance"]
 
 
 def add_judge_option(parser: argparse.ArgumentParser) -> None:
-    """``--judge QRELS`` (repeatable)."""
+    """``--judge QRELS`` (repeatable), ``--significance`` and ``--alpha``."""
+    parser.add_argument("--significance", action="store_true",
+                        help="also: do the judgment sets agree on which pairs of runs differ "
+                             "significantly (paired t-test, Holm)? table and json only")
+    parser.add_argument("--alpha", type=open_unit, default=0.05, metavar="A",
+                        help="significance level of --significance (default 0.05)")
     parser.add_argument("--judge", action="append", default=[], metavar="QRELS",
                         help="another judge's qrels, compared with QRELS_A as QRELS_B is "
                              "(repeatable): prints one tidy table of judges × measures × "
@@ -70,10 +76,36 @@ def several_judges(args: argparse.Namespace, reference, runs: dict, measures) ->
     if not args.bootstrap:
         table = table.drop(columns=["low", "high"])
         paired = paired.drop(columns=["low", "high", "p"])
+    found = None
+    if args.significance:
+        found = [significance(results[0], r, args.alpha) for r in results[1:]]
+        found = tuple(pd.concat([f[i].assign(judge=n) for f, n in zip(found, names, strict=True)],
+                                ignore_index=True) for i in (0, 1))
+        found = tuple(f[["judge", *f.columns[:-1]]] for f in found)
     if args.format == "tsv":
         return render(table, "tsv")
     if args.format == "json":
-        return json.dumps({"correlations": records(table), "paired": records(paired)},
-                          indent=1, ensure_ascii=False) + "\n"
-    return (f"{render(table, 'table')}\npaired tests: does judge_a agree with QRELS_A better "
+        document = {"correlations": records(table), "paired": records(paired)}
+        if found is not None:
+            document["significance"] = records(found[1])
+            document["significance_pairs"] = records(found[0])
+        return json.dumps(document, indent=1, ensure_ascii=False) + "\n"
+    text = (f"{render(table, 'table')}\npaired tests: does judge_a agree with QRELS_A better "
             f"than judge_b? (difference = value_a - value_b)\n{render(paired, 'table')}")
+    return text + (significance_text(found[1], args.alpha) if found is not None else "")
+
+
+def significance(results_a, results_b, alpha: float):
+    """(pairs, summary) of :func:`pooljudge.metrics.significance_agreement
+    .significance_agreement` between two lists of run results."""
+    from pooljudge.metrics.evaluate import tidy
+    from pooljudge.metrics.significance_agreement import significance_agreement
+
+    return significance_agreement(tidy(results_a, per_topic=True),
+                                  tidy(results_b, per_topic=True), alpha=alpha)
+
+
+def significance_text(summary, alpha: float) -> str:
+    """The summary table under its heading."""
+    return (f"\nagreement on significant differences (paired t-test, Holm, alpha {alpha:g}; "
+            f"a = QRELS_A)\n{render(summary, 'table')}")
