@@ -194,3 +194,14 @@ def test_unknown_campaign_and_unreachable_server(campaign, api_key, tmp_path, ca
     assert main([*args, "--max-attempts", "1", "--timeout", "1", "--limit", "2"]) == 2
     assert "gave no reply" in _one_error_line(capsys)
     assert not output.exists()
+
+
+def test_a_campaign_nobody_judged_has_nothing_to_probe(make_campaign, api_key, tmp_path,
+                                                       capsys):
+    bare = make_campaign(2, 3)
+    output = tmp_path / "audit.json"
+    with FakeOpenAI({}, decide=lambda p: 0) as server:
+        assert main(_args({"url": bare.url, "name": bare.name}, server, output)) == 2
+        assert server.requests == []
+    assert "nothing to probe" in _one_error_line(capsys)
+    assert not output.exists()
