@@ -32,6 +32,7 @@ from pooljudge.annotate.store.assignment import next_pair, release_expired, skip
 from pooljudge.annotate.store.autojudge import (
     auto_failures,
     auto_judge,
+    pair_runs,
     pair_views,
     pairs_for_judge,
     record_auto_failure,
@@ -170,6 +171,7 @@ __all__ = [
     "open_engine",
     "others_labels",
     "pair_by_key",
+    "pair_runs",
     "pair_view",
     "pair_views",
     "pairs_for_judge",
