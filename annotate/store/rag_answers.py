@@ -1,0 +1,89 @@
+"""RAG answers (revision 0013): an answer per (run, topic), split into sentences with their
+citations, imported in one transaction and read back for assignment, scores and export.
+
+(Not :mod:`pooljudge.annotate.store.answers`, which holds "I can't judge this" answers.)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+import pandas as pd
+import sqlalchemy as sa
+from pooljudge.annotate.store.common import campaign_row, utcnow
+from pooljudge.annotate.store.models import Topic
+from pooljudge.annotate.store.nugget_models import AnswerSentence, RagAnswer
+from sqlmodel import Session
+
+from pooljudge.errors import InputError
+from pooljudge.formats.rag_answers import AnswerRow, Sentence
+
+__all__ = ["ANSWER_FRAME_COLUMNS", "answer_texts", "import_rag_answers", "rag_answers_frame"]
+
+ANSWER_FRAME_COLUMNS = ("answer", "topic", "run")
+_A, _S, _T = RagAnswer.__table__, AnswerSentence.__table__, Topic.__table__
+
+
+def import_rag_answers(session: Session, *, campaign: str, answers: Sequence[AnswerRow],
+                       path: str | None = None) -> int:
+    """Store ``answers`` (from :func:`pooljudge.formats.rag_answers.read_rag_answers`) in
+    ``campaign``; the number stored. Every answer is checked before the first write: InputError
+    at ``path:line`` for a topic the campaign lacks or an answer id already stored."""
+    row = campaign_row(session, campaign)
+    topics = dict(session.execute(sa.select(_T.c.key, _T.c.id).where(
+        _T.c.campaign_id == row.id)).all())
+    stored = set(session.execute(sa.select(_A.c.key).where(_A.c.campaign_id == row.id)
+                                 ).scalars())
+    for answer in answers:
+        if answer.topic not in topics:
+            raise InputError(f"campaign {campaign!r} has no topic {answer.topic!r}", path=path,
+                             line=answer.line)
+        if answer.key in stored:
+            raise InputError(f"answer {answer.key!r} is already stored in campaign "
+                             f"{campaign!r}", path=path, line=answer.line)
+    now = utcnow()
+    for answer in answers:
+        made = session.execute(sa.insert(_A).values(
+            campaign_id=row.id, topic_id=topics[answer.topic], key=answer.key, run=answer.run,
+            refs=json.dumps(list(answer.references), ensure_ascii=False), created_at=now)
+            .returning(_A.c.id)).scalar_one()
+        sentences = [{"answer_id": made, "position": i, "text": s.text,
+                      "citations": json.dumps(list(s.citations))}
+                     for i, s in enumerate(answer.sentences)]
+        if sentences:
+            session.execute(sa.insert(_S), sentences)
+    return len(answers)
+
+
+def answer_texts(session: Session, *, campaign: str, topic: str | None = None
+                ) -> list[AnswerRow]:
+    """The answers of ``campaign`` (of one ``topic``) with their sentences, by topic then
+    answer id; InputError for an unknown campaign."""
+    row = campaign_row(session, campaign)
+    query = (sa.select(_A.c.id, _A.c.key, _T.c.key, _A.c.run, _A.c.refs)
+             .select_from(_A.join(_T, _T.c.id == _A.c.topic_id))
+             .where(_A.c.campaign_id == row.id).order_by(_T.c.id, _A.c.key))
+    if topic is not None:
+        query = query.where(_T.c.key == topic)
+    found = session.execute(query).all()
+    sentences: dict[int, list[Sentence]] = {aid: [] for aid, *_ in found}
+    if found:
+        for aid, text, citations in session.execute(
+                sa.select(_S.c.answer_id, _S.c.text, _S.c.citations)
+                .select_from(_S.join(_A, _A.c.id == _S.c.answer_id))
+                .where(_A.c.campaign_id == row.id).order_by(_S.c.answer_id, _S.c.position)):
+            if aid in sentences:
+                sentences[aid].append(Sentence(text, tuple(json.loads(citations))))
+    return [AnswerRow(key, tkey, run, tuple(json.loads(refs)), tuple(sentences[aid]))
+            for aid, key, tkey, run, refs in found]
+
+
+def rag_answers_frame(session: Session, *, campaign: str) -> pd.DataFrame:
+    """Every answer of ``campaign``: columns answer, topic, run (strings), by topic then id."""
+    row = campaign_row(session, campaign)
+    found = session.execute(
+        sa.select(_A.c.key, _T.c.key, _A.c.run).select_from(_A.join(_T, _T.c.id == _A.c.topic_id))
+        .where(_A.c.campaign_id == row.id).order_by(_T.c.id, _A.c.key)).all()
+    return pd.DataFrame([tuple(r) for r in found], columns=list(ANSWER_FRAME_COLUMNS),
+                        dtype=object).astype(str)
