@@ -110,19 +110,26 @@ def import_nugget_assignments(session: Session, *, campaign: str, rows: Sequence
         cells.append((answer_id, nugget_id, name, item.label))
     for name in sorted({c[2] for c in cells} - set(people)):
         people[name] = add_label_source(session, campaign_id=row.id, name=name)
-    versions: dict[tuple[int, int, int], int] = {}
+    versions = _versions(session, row.id)
     now, values = utcnow(), []
     for answer_id, nugget_id, name, label in cells:
         cell = (answer_id, nugget_id, people[name])
-        if cell not in versions:
-            versions[cell] = _last_version(session, *cell)
-        versions[cell] += 1
+        versions[cell] = versions.get(cell, 0) + 1
         values.append({"answer_id": answer_id, "nugget_id": nugget_id,
                        "annotator_id": people[name], "version": versions[cell], "label": label,
                        "created_at": now, "seconds": None})
     if values:
         session.execute(sa.insert(_X), values)
     return len(values)
+
+
+def _versions(session: Session, campaign_id: int) -> dict[tuple[int, int, int], int]:
+    """The last stored version of every assessed cell of the campaign (one grouped query)."""
+    return {(a, n, p): v for a, n, p, v in session.execute(
+        sa.select(_X.c.answer_id, _X.c.nugget_id, _X.c.annotator_id, sa.func.max(_X.c.version))
+        .select_from(_X.join(_A, _A.c.id == _X.c.answer_id))
+        .where(_A.c.campaign_id == campaign_id)
+        .group_by(_X.c.answer_id, _X.c.nugget_id, _X.c.annotator_id)).all()}
 
 
 def _answer_of(item: AssignmentRow | AnswerRef, by_key: dict, by_run: dict,

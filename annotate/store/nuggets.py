@@ -81,16 +81,21 @@ def import_nuggets(session: Session, *, campaign: str, rows: Sequence[NuggetRow]
         position = next_position.get(tid, 0)
         next_position[tid] = position + 1
         planned.append((item, tid, key, position))
+    if not planned:
+        return 0
     now = utcnow()
-    for item, tid, key, position in planned:
-        nugget = Nugget(campaign_id=row.id, topic_id=tid, key=key, position=position,
-                        text=item.text, importance=item.importance,
-                        sources=json.dumps(list(item.sources)), author_kind=item.author_kind,
-                        author=item.author, prompt_sha256=item.prompt_sha256, state="active",
-                        created_at=now)
-        session.add(nugget)
-        session.flush()
-        add_event(session, nugget, "created", actor=actor, annotator_id=None, before=None)
+    values = [{"campaign_id": row.id, "topic_id": tid, "key": key, "position": position,
+               "text": item.text, "importance": item.importance,
+               "sources": json.dumps(list(item.sources), ensure_ascii=False),
+               "author_kind": item.author_kind, "author": item.author,
+               "prompt_sha256": item.prompt_sha256, "state": "active", "merged_into": None,
+               "created_at": now} for item, tid, key, position in planned]
+    ids = session.execute(sa.insert(_N).returning(_N.c.id, sort_by_parameter_order=True),
+                          values).scalars().all()
+    session.execute(sa.insert(_E), [
+        {"nugget_id": nid, "action": "created", "actor": actor, "annotator_id": None, "at": now,
+         "before_json": None, "after_json": json.dumps(snapshot(Nugget(**v)), ensure_ascii=False)}
+        for nid, v in zip(ids, values, strict=True)])
     return len(planned)
 
 

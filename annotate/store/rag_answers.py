@@ -42,17 +42,18 @@ def import_rag_answers(session: Session, *, campaign: str, answers: Sequence[Ans
         if answer.key in stored:
             raise InputError(f"answer {answer.key!r} is already stored in campaign "
                              f"{campaign!r}", path=path, line=answer.line)
+    if not answers:
+        return 0
     now = utcnow()
-    for answer in answers:
-        made = session.execute(sa.insert(_A).values(
-            campaign_id=row.id, topic_id=topics[answer.topic], key=answer.key, run=answer.run,
-            refs=json.dumps(list(answer.references), ensure_ascii=False), created_at=now)
-            .returning(_A.c.id)).scalar_one()
-        sentences = [{"answer_id": made, "position": i, "text": s.text,
-                      "citations": json.dumps(list(s.citations))}
-                     for i, s in enumerate(answer.sentences)]
-        if sentences:
-            session.execute(sa.insert(_S), sentences)
+    ids = session.execute(sa.insert(_A).returning(_A.c.id, sort_by_parameter_order=True), [
+        {"campaign_id": row.id, "topic_id": topics[a.topic], "key": a.key, "run": a.run,
+         "refs": json.dumps(list(a.references), ensure_ascii=False), "created_at": now}
+        for a in answers]).scalars().all()
+    sentences = [{"answer_id": made, "position": i, "text": s.text,
+                  "citations": json.dumps(list(s.citations))}
+                 for made, a in zip(ids, answers, strict=True) for i, s in enumerate(a.sentences)]
+    if sentences:
+        session.execute(sa.insert(_S), sentences)
     return len(answers)
 
 

@@ -1,11 +1,12 @@
-"""``pooljudge nuggets import|export|scores|agree``: nugget evaluation of RAG answers.
+"""``pooljudge nuggets import|export|scores|agree|edits``: nugget evaluation of RAG answers.
 
 ``import`` stores nugget banks (nuggetizer's JSONL or autojudge-base's NuggetBanks), RAG
 answers (TREC RAG JSONL) and nugget assignments (nuggetizer's JSONL) in a campaign, all given
 files in one transaction (a bad record anywhere stores nothing). ``export`` writes the banks,
 the answers, the assignments, nugget→document qrels or the banks' history. ``scores`` gives
 nuggetizer's four scores per answer or per run (mean over topics with a t interval);
-``agree`` the agreement between assessors on the cells two of them labelled.
+``agree`` the agreement between assessors on the cells two of them labelled; ``edits`` how
+much of a model's banks people kept, edited, merged or deleted, and what they added.
 """
 
 from __future__ import annotations
@@ -89,7 +90,13 @@ def register(subparsers: Subcommands) -> None:
                           help="table (default, for reading) or json (undefined values: null)")
     agreeing.add_argument("-o", "--output", default="-", metavar="FILE", help="default: stdout")
     agreeing.set_defaults(handler=_agree)
-    for sub in (importing, exporting, scoring, agreeing):
+    editing = actions.add_parser("edits", help="how much of a model's banks people kept, "
+                                               "edited, merged, deleted, and added")
+    editing.add_argument("--format", choices=("table", "tsv", "json"), default="table",
+                         help="table (default, for reading), tsv or json")
+    editing.add_argument("-o", "--output", default="-", metavar="FILE", help="default: stdout")
+    editing.set_defaults(handler=_edits)
+    for sub in (importing, exporting, scoring, agreeing, editing):
         sub.add_argument("--campaign", required=True, metavar="CAMPAIGN",
                          help="the campaign's name")
         add_db_option(sub)
@@ -156,4 +163,15 @@ def _agree(args: argparse.Namespace) -> int:
     text = (json.dumps(report.to_json(), indent=2, allow_nan=False) + "\n"
             if args.format == "json" else render_table(report))
     emit(text, args.output)
+    return 0
+
+
+def _edits(args: argparse.Namespace) -> int:
+    from pooljudge.annotate.post_editing import post_editing
+    from pooljudge.annotate.store import nugget_history, session_scope
+    from pooljudge.cli.output import emit, render
+
+    with open_database(args) as engine, session_scope(engine, readonly=True) as session:
+        history = nugget_history(session, campaign=args.campaign)
+    emit(render(post_editing(history), args.format), args.output)
     return 0

@@ -120,6 +120,10 @@ def test_import_export_scores_and_agree(campaign, capsys):
                  "--resamples", "0"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert [(p["a"], p["b"], p["n"]) for p in report["pairs"]] == [("gpt-4o", "kim", 4)]
+    assert main(["nuggets", "edits", "--campaign", "c", "--format", "json"]) == 0
+    edits = json.loads(capsys.readouterr().out)
+    assert edits[-1] == {"topic": "all", "model_nuggets": 3, "kept": 3, "edited": 0,
+                         "merged": 0, "deleted": 0, "added": 0, "kept_share": 1.0}
 
 
 BAD = [

@@ -242,3 +242,31 @@ def test_a_person_cannot_label_an_unknown_cell(engine, campaign):
         with pytest.raises(InputError), session_scope(engine) as session:
             store.record_nugget_assignment(session, credential=ann, campaign=name,
                                            answer=answer, nugget=nugget, label=label)
+
+
+def test_post_editing_counts_what_people_made_of_a_model_bank(engine, campaign):
+    from pooljudge.annotate.post_editing import post_editing
+
+    name, _, tokens = campaign
+    ann = Credential("token", tokens["ann"])
+    with session_scope(engine) as session:
+        store.import_nuggets(session, campaign=name, rows=[
+            NuggetRow("t1", "kept as it was", "okay"), NuggetRow("t1", "to merge", "okay"),
+            NuggetRow("t1", "to edit", "vital")])
+        store.add_nugget(session, credential=ann, campaign=name, topic="t0", text="mine",
+                         importance="vital")
+        store.merge_nuggets(session, credential=ann, campaign=name, keys=["t1-3"],
+                            into="custom")
+        store.edit_nugget(session, credential=ann, campaign=name, key="t1-4", text="edited")
+        store.edit_nugget(session, credential=ann, campaign=name, key="t0-2", text="again")
+        store.delete_nugget(session, credential=ann, campaign=name, key="t0-2")
+        history = store.nugget_history(session, campaign=name)
+    table = post_editing(history).set_index("topic")
+    assert table.drop(columns="kept_share").to_dict("index") == {
+        "t0": {"model_nuggets": 2, "kept": 1, "edited": 0, "merged": 0, "deleted": 1,
+               "added": 1},
+        "t1": {"model_nuggets": 3, "kept": 1, "edited": 1, "merged": 1, "deleted": 0,
+               "added": 1},
+        "all": {"model_nuggets": 5, "kept": 2, "edited": 1, "merged": 1, "deleted": 1,
+                "added": 2}}
+    assert table["kept_share"].tolist() == [0.5, 1 / 3, 0.4]
