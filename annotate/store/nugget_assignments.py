@@ -16,9 +16,15 @@ import sqlalchemy as sa
 from pooljudge.annotate.records import ANNOTATOR_ROLES, NUGGET_LABELS
 from pooljudge.annotate.store.access import Credential, authorize
 from pooljudge.annotate.store.annotators import add_label_source
-from pooljudge.annotate.store.common import campaign_row, utcnow
+from pooljudge.annotate.store.common import utcnow
 from pooljudge.annotate.store.models import Annotator, Topic
-from pooljudge.annotate.store.nugget_models import Nugget, NuggetAssignment, RagAnswer
+from pooljudge.annotate.store.nugget_models import (
+    Nugget,
+    NuggetAssignment,
+    RagAnswer,
+    table_of,
+)
+from pooljudge.annotate.store.nuggets import campaign_pk
 from sqlmodel import Session
 
 from pooljudge.errors import InputError
@@ -29,9 +35,9 @@ __all__ = ["CELL_COLUMNS", "import_nugget_assignments", "nugget_cells",
 
 CELL_COLUMNS = ("answer", "topic", "run", "nugget", "importance", "assessor", "label",
                 "created_at")
-_X, _N, _A, _T, _P = (NuggetAssignment.__table__, Nugget.__table__, RagAnswer.__table__,
-                      Topic.__table__, Annotator.__table__)
-_NEWER = sa.orm.aliased(NuggetAssignment.__table__, name="newer")
+_X, _N, _A, _T, _P = (table_of(NuggetAssignment), table_of(Nugget), table_of(RagAnswer),
+                      table_of(Topic), table_of(Annotator))
+_NEWER = _X.alias("newer")
 
 
 def _last_version(session: Session, answer_id: int, nugget_id: int, annotator_id: int) -> int:
@@ -79,9 +85,9 @@ def import_nugget_assignments(session: Session, *, campaign: str, rows: Sequence
     several) of the run to the topic when the row names none, a text no active nugget of the
     topic has.
     """
-    row = campaign_row(session, campaign)
+    cid = campaign_pk(session, campaign)
     stored = session.execute(sa.select(_A.c.key, _A.c.id, _T.c.key, _A.c.run).select_from(
-        _A.join(_T, _T.c.id == _A.c.topic_id)).where(_A.c.campaign_id == row.id)).all()
+        _A.join(_T, _T.c.id == _A.c.topic_id)).where(_A.c.campaign_id == cid)).all()
     by_key = {key: (aid, topic, run) for key, aid, topic, run in stored}
     by_run: dict[tuple[str, str], list[int]] = {}
     for _, aid, topic, run in stored:
@@ -90,9 +96,9 @@ def import_nugget_assignments(session: Session, *, campaign: str, rows: Sequence
         _answer_of(ref, by_key, by_run, path)
     nuggets = {(topic, text): nid for nid, topic, text in session.execute(
         sa.select(_N.c.id, _T.c.key, _N.c.text).select_from(_N.join(_T, _T.c.id == _N.c.topic_id))
-        .where(_N.c.campaign_id == row.id, _N.c.state == "active")).all()}
+        .where(_N.c.campaign_id == cid, _N.c.state == "active")).all()}
     people = dict(session.execute(sa.select(_P.c.name, _P.c.id).where(
-        _P.c.campaign_id == row.id, _P.c.active)).all())
+        _P.c.campaign_id == cid, _P.c.active)).all())
     sources = set(label_sources)
     cells = []
     for item in rows:
@@ -109,8 +115,8 @@ def import_nugget_assignments(session: Session, *, campaign: str, rows: Sequence
                              path=path, line=item.line)
         cells.append((answer_id, nugget_id, name, item.label))
     for name in sorted({c[2] for c in cells} - set(people)):
-        people[name] = add_label_source(session, campaign_id=row.id, name=name)
-    versions = _versions(session, row.id)
+        people[name] = add_label_source(session, campaign_id=cid, name=name)
+    versions = _versions(session, cid)
     now, values = utcnow(), []
     for answer_id, nugget_id, name, label in cells:
         cell = (answer_id, nugget_id, people[name])
@@ -155,7 +161,7 @@ def nugget_cells(session: Session, *, campaign: str) -> pd.DataFrame:
     """The latest label of every assessed (answer, active nugget, assessor) cell of
     ``campaign``: columns :data:`CELL_COLUMNS`, sorted by topic, answer, nugget position,
     assessor."""
-    row = campaign_row(session, campaign)
+    cid = campaign_pk(session, campaign)
     newer = sa.exists().where(_NEWER.c.answer_id == _X.c.answer_id,
                               _NEWER.c.nugget_id == _X.c.nugget_id,
                               _NEWER.c.annotator_id == _X.c.annotator_id,
@@ -165,7 +171,7 @@ def nugget_cells(session: Session, *, campaign: str) -> pd.DataFrame:
                   _X.c.label, _X.c.created_at)
         .select_from(_X.join(_A, _A.c.id == _X.c.answer_id).join(_N, _N.c.id == _X.c.nugget_id)
                      .join(_T, _T.c.id == _A.c.topic_id).join(_P, _P.c.id == _X.c.annotator_id))
-        .where(_A.c.campaign_id == row.id, _N.c.state == "active", ~newer)
+        .where(_A.c.campaign_id == cid, _N.c.state == "active", ~newer)
         .order_by(_T.c.id, _A.c.key, _N.c.position, _P.c.name)).all()
     frame = pd.DataFrame([tuple(r) for r in found], columns=list(CELL_COLUMNS), dtype=object)
     frame["created_at"] = pd.to_datetime(frame["created_at"])

@@ -18,7 +18,7 @@ from pooljudge.annotate.records import ANNOTATOR_ROLES, NUGGET_IMPORTANCES, Nugg
 from pooljudge.annotate.store.access import Credential, authorize
 from pooljudge.annotate.store.common import utcnow
 from pooljudge.annotate.store.models import Topic
-from pooljudge.annotate.store.nugget_models import Nugget
+from pooljudge.annotate.store.nugget_models import Nugget, table_of
 from pooljudge.annotate.store.nuggets import add_event, nugget_bank, snapshot
 from sqlmodel import Session
 
@@ -28,6 +28,7 @@ from pooljudge.formats.nuggets import check_nugget_text, check_sources
 __all__ = ["NUGGET_EDITORS", "add_nugget", "delete_nugget", "edit_nugget", "merge_nuggets"]
 
 NUGGET_EDITORS = ANNOTATOR_ROLES  # every role of a campaign may build its banks
+_N, _T = table_of(Nugget), table_of(Topic)
 
 
 def add_nugget(session: Session, *, credential: Credential, campaign: str, topic: str,
@@ -39,15 +40,15 @@ def add_nugget(session: Session, *, credential: Credential, campaign: str, topic
     text, sources = check_nugget_text(text), check_sources(sources)
     _check_importance(importance)
     topic_row = session.execute(sa.select(Topic).where(
-        Topic.campaign_id == who.campaign_id, Topic.key == topic).with_for_update()
+        _T.c.campaign_id == who.campaign_id, _T.c.key == topic).with_for_update()
     ).scalar_one_or_none()
     if topic_row is None:
         raise InputError(f"campaign {campaign!r} has no topic {topic!r}")
-    siblings = session.execute(sa.select(Nugget).where(Nugget.topic_id == topic_row.id)
+    siblings = session.execute(sa.select(Nugget).where(_N.c.topic_id == topic_row.id)
                                ).scalars().all()
     _check_unique_text(siblings, text, topic)
-    taken = set(session.execute(sa.select(Nugget.key).where(
-        Nugget.campaign_id == who.campaign_id)).scalars())
+    taken = set(session.execute(sa.select(_N.c.key).where(
+        _N.c.campaign_id == who.campaign_id)).scalars())
     number = len(siblings) + 1
     while f"{topic}-{number}" in taken:
         number += 1
@@ -58,7 +59,7 @@ def add_nugget(session: Session, *, credential: Credential, campaign: str, topic
     session.add(nugget)
     session.flush()
     add_event(session, nugget, "created", actor=who.name, annotator_id=who.id, before=None)
-    return _record(session, campaign, nugget.key)
+    return _record(session, campaign, nugget)
 
 
 def edit_nugget(session: Session, *, credential: Credential, campaign: str, key: str,
@@ -76,7 +77,7 @@ def edit_nugget(session: Session, *, credential: Credential, campaign: str, key:
     _check_importance(new_importance)
     if new_text != nugget.text:
         siblings = session.execute(sa.select(Nugget).where(
-            Nugget.topic_id == nugget.topic_id, Nugget.id != nugget.id)).scalars().all()
+            _N.c.topic_id == nugget.topic_id, _N.c.id != nugget.id)).scalars().all()
         _check_unique_text(siblings, new_text, _topic_key(session, nugget))
     before = snapshot(nugget)
     nugget.text, nugget.importance = new_text, new_importance
@@ -84,7 +85,7 @@ def edit_nugget(session: Session, *, credential: Credential, campaign: str, key:
     if snapshot(nugget) != before:
         session.add(nugget)
         add_event(session, nugget, "edited", actor=who.name, annotator_id=who.id, before=before)
-    return _record(session, campaign, key)
+    return _record(session, campaign, nugget)
 
 
 def merge_nuggets(session: Session, *, credential: Credential, campaign: str,
@@ -111,14 +112,14 @@ def merge_nuggets(session: Session, *, credential: Credential, campaign: str,
         add_event(session, nugget, "merged", actor=who.name, annotator_id=who.id,
                   before=before, merged_into=into)
     before = snapshot(target)
-    sources = list(dict.fromkeys([*before["sources"], *(s for n in merged
-                                                         for s in json.loads(n.sources))]))
-    if sources != before["sources"]:
+    own: list[str] = json.loads(target.sources)
+    sources = list(dict.fromkeys([*own, *(s for n in merged for s in json.loads(n.sources))]))
+    if sources != own:
         target.sources = json.dumps(sources)
         session.add(target)
         add_event(session, target, "edited", actor=who.name, annotator_id=who.id,
                   before=before)
-    return _record(session, campaign, into)
+    return _record(session, campaign, target)
 
 
 def delete_nugget(session: Session, *, credential: Credential, campaign: str, key: str) -> None:
@@ -134,7 +135,7 @@ def delete_nugget(session: Session, *, credential: Credential, campaign: str, ke
 
 def _active(session: Session, campaign_id: int, key: str) -> Nugget:
     nugget = session.execute(sa.select(Nugget).where(
-        Nugget.campaign_id == campaign_id, Nugget.key == key).with_for_update()
+        _N.c.campaign_id == campaign_id, _N.c.key == key).with_for_update()
     ).scalar_one_or_none()
     if nugget is None or nugget.state != "active":
         raise InputError(f"no active nugget {key!r} in this campaign")
@@ -153,10 +154,10 @@ def _check_unique_text(siblings: Sequence[Nugget], text: str, topic: str) -> Non
 
 
 def _topic_key(session: Session, nugget: Nugget) -> str:
-    return session.execute(sa.select(Topic.key).where(Topic.id == nugget.topic_id)).scalar_one()
+    return session.execute(sa.select(_T.c.key).where(_T.c.id == nugget.topic_id)).scalar_one()
 
 
-def _record(session: Session, campaign: str, key: str) -> NuggetRecord:
+def _record(session: Session, campaign: str, nugget: Nugget) -> NuggetRecord:
     session.flush()
-    return next(r for r in nugget_bank(session, campaign=campaign,
-                                       states=("active", "merged", "deleted")) if r.key == key)
+    return next(r for r in nugget_bank(session, campaign=campaign, topic=_topic_key(
+        session, nugget), states=("active", "merged", "deleted")) if r.key == nugget.key)

@@ -32,16 +32,22 @@ from pooljudge.annotate.records import (
     NUGGET_STATES,
 )
 from pooljudge.annotate.store.models import one_of
-from sqlalchemy import CheckConstraint, Column, DateTime, Text, UniqueConstraint
+from sqlalchemy import CheckConstraint, Column, DateTime, Table, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-__all__ = ["AnswerSentence", "Nugget", "NuggetAssignment", "NuggetEvent", "RagAnswer"]
+__all__ = ["AnswerSentence", "Nugget", "NuggetAssignment", "NuggetEvent", "RagAnswer",
+           "table_of"]
 
 MERGED_CHECK = ("(state = 'merged' AND merged_into IS NOT NULL) OR "
                 "(state <> 'merged' AND merged_into IS NULL)")
 PROMPT_CHECK = "author_kind = 'model' OR prompt_sha256 IS NULL"
 EVENT_CHECK = ("(action = 'created' AND before_json IS NULL) OR "
                "(action <> 'created' AND before_json IS NOT NULL)")
+
+
+def table_of(model: type[SQLModel]) -> Table:
+    """The Core table of a SQLModel class (SQLModel leaves ``__table__`` untyped)."""
+    return model.__table__  # type: ignore[attr-defined]
 
 
 def _time():

@@ -16,21 +16,29 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 import sqlalchemy as sa
 from pooljudge.annotate.records import NuggetRecord
-from pooljudge.annotate.store.common import campaign_row, utcnow
-from pooljudge.annotate.store.models import Topic
-from pooljudge.annotate.store.nugget_models import Nugget, NuggetEvent
+from pooljudge.annotate.store.common import utcnow
+from pooljudge.annotate.store.models import Campaign, Topic
+from pooljudge.annotate.store.nugget_models import Nugget, NuggetEvent, table_of
 from sqlmodel import Session
 
 from pooljudge.errors import InputError
 from pooljudge.formats.nuggets import NuggetRow
 
-__all__ = ["NUGGET_COLUMNS", "import_nuggets", "nugget_bank", "nugget_history",
+__all__ = ["NUGGET_COLUMNS", "campaign_pk", "import_nuggets", "nugget_bank", "nugget_history",
            "nuggets_frame", "topic_titles"]
 
 NUGGET_COLUMNS = ("key", "topic", "position", "text", "importance", "sources", "author_kind",
                   "author", "prompt_sha256", "state", "merged_into")
-_N, _T, _E = Nugget.__table__, Topic.__table__, NuggetEvent.__table__
-_TARGET = sa.orm.aliased(Nugget.__table__, name="target")
+_N, _T, _E, _C = table_of(Nugget), table_of(Topic), table_of(NuggetEvent), table_of(Campaign)
+_TARGET = _N.alias("target")
+
+
+def campaign_pk(session: Session, campaign: str) -> int:
+    """The id of the campaign called ``campaign``; InputError when there is none."""
+    found = session.execute(sa.select(_C.c.id).where(_C.c.name == campaign)).scalar()
+    if found is None:
+        raise InputError(f"no campaign named {campaign!r}")
+    return found
 
 
 def import_nuggets(session: Session, *, campaign: str, rows: Sequence[NuggetRow],
@@ -45,15 +53,15 @@ def import_nuggets(session: Session, *, campaign: str, rows: Sequence[NuggetRow]
     earlier in the file), a text an active nugget of the same topic already has. ``topics``
     (topic -> line, a file's banks, even empty ones) are checked to exist first.
     """
-    row = campaign_row(session, campaign)
+    cid = campaign_pk(session, campaign)
     known = dict(session.execute(sa.select(_T.c.key, _T.c.id).where(
-        _T.c.campaign_id == row.id)).all())
+        _T.c.campaign_id == cid)).all())
     for topic, line in (topics or {}).items():
         if topic not in known:
             raise InputError(f"campaign {campaign!r} has no topic {topic!r}", path=path,
                              line=line)
     existing = session.execute(sa.select(_N.c.key, _N.c.topic_id, _N.c.text, _N.c.state,
-                                         _N.c.position).where(_N.c.campaign_id == row.id)).all()
+                                         _N.c.position).where(_N.c.campaign_id == cid)).all()
     keys = {key for key, *_ in existing}
     texts = {(tid, text) for _, tid, text, state, _ in existing if state == "active"}
     counts: dict[int, int] = {}
@@ -84,7 +92,7 @@ def import_nuggets(session: Session, *, campaign: str, rows: Sequence[NuggetRow]
     if not planned:
         return 0
     now = utcnow()
-    values = [{"campaign_id": row.id, "topic_id": tid, "key": key, "position": position,
+    values = [{"campaign_id": cid, "topic_id": tid, "key": key, "position": position,
                "text": item.text, "importance": item.importance,
                "sources": json.dumps(list(item.sources), ensure_ascii=False),
                "author_kind": item.author_kind, "author": item.author,
@@ -117,12 +125,12 @@ def add_event(session: Session, nugget: Nugget, action: str, *, actor: str,
               annotator_id: int | None, before: dict | None,
               merged_into: str | None = None) -> None:
     """Append ``action`` on ``nugget`` (as it is now) to the history, with ``before``."""
-    session.add(NuggetEvent(
+    session.flush()
+    session.execute(sa.insert(_E).values(
         nugget_id=nugget.id, action=action, actor=actor, annotator_id=annotator_id,
         at=utcnow(), before_json=None if before is None else json.dumps(before,
                                                                         ensure_ascii=False),
         after_json=json.dumps(snapshot(nugget, merged_into), ensure_ascii=False)))
-    session.flush()
 
 
 def _query(campaign_id: int, states: Sequence[str], topic: str | None):
@@ -140,11 +148,11 @@ def nugget_bank(session: Session, *, campaign: str, topic: str | None = None,
                 states: Sequence[str] = ("active",)) -> list[NuggetRecord]:
     """The nuggets of ``campaign`` (of one ``topic``, or all, topics in stored order) in the
     given ``states``, each bank in position order. InputError for an unknown campaign."""
-    row = campaign_row(session, campaign)
+    cid = campaign_pk(session, campaign)
     return [NuggetRecord(key, tkey, text, importance, tuple(json.loads(sources)), kind, author,
                          prompt, state, merged, position)
             for key, tkey, position, text, importance, sources, kind, author, prompt, state,
-            merged in session.execute(_query(row.id, states, topic)).all()]
+            merged in session.execute(_query(cid, states, topic)).all()]
 
 
 def nuggets_frame(session: Session, *, campaign: str,
@@ -159,12 +167,12 @@ def nugget_history(session: Session, *, campaign: str) -> pd.DataFrame:
     """Every change of every nugget of ``campaign`` in the order made: columns ``key, topic,
     author_kind, action, actor, at, before, after`` (``before``/``after``: dicts of text,
     importance, sources, state, merged_into; ``before`` None for ``created``)."""
-    row = campaign_row(session, campaign)
+    cid = campaign_pk(session, campaign)
     found = session.execute(
         sa.select(_N.c.key, _T.c.key, _N.c.author_kind, _E.c.action, _E.c.actor, _E.c.at,
                   _E.c.before_json, _E.c.after_json)
         .select_from(_E.join(_N, _N.c.id == _E.c.nugget_id).join(_T, _T.c.id == _N.c.topic_id))
-        .where(_N.c.campaign_id == row.id).order_by(_E.c.id)).all()
+        .where(_N.c.campaign_id == cid).order_by(_E.c.id)).all()
     columns = ["key", "topic", "author_kind", "action", "actor", "at", "before", "after"]
     return pd.DataFrame([(*r[:6], None if r[6] is None else json.loads(r[6]), json.loads(r[7]))
                          for r in found], columns=columns)
@@ -172,6 +180,5 @@ def nugget_history(session: Session, *, campaign: str) -> pd.DataFrame:
 
 def topic_titles(session: Session, *, campaign: str) -> dict[str, str]:
     """Topic key -> title, every topic of ``campaign`` in stored order (a bank's query)."""
-    row = campaign_row(session, campaign)
     return dict(session.execute(sa.select(_T.c.key, _T.c.title).where(
-        _T.c.campaign_id == row.id).order_by(_T.c.id)).all())
+        _T.c.campaign_id == campaign_pk(session, campaign)).order_by(_T.c.id)).all())

@@ -11,9 +11,10 @@ from collections.abc import Sequence
 
 import pandas as pd
 import sqlalchemy as sa
-from pooljudge.annotate.store.common import campaign_row, utcnow
+from pooljudge.annotate.store.common import utcnow
 from pooljudge.annotate.store.models import Topic
-from pooljudge.annotate.store.nugget_models import AnswerSentence, RagAnswer
+from pooljudge.annotate.store.nugget_models import AnswerSentence, RagAnswer, table_of
+from pooljudge.annotate.store.nuggets import campaign_pk
 from sqlmodel import Session
 
 from pooljudge.errors import InputError
@@ -22,7 +23,7 @@ from pooljudge.formats.rag_answers import AnswerRow, Sentence
 __all__ = ["ANSWER_FRAME_COLUMNS", "answer_texts", "import_rag_answers", "rag_answers_frame"]
 
 ANSWER_FRAME_COLUMNS = ("answer", "topic", "run")
-_A, _S, _T = RagAnswer.__table__, AnswerSentence.__table__, Topic.__table__
+_A, _S, _T = table_of(RagAnswer), table_of(AnswerSentence), table_of(Topic)
 
 
 def import_rag_answers(session: Session, *, campaign: str, answers: Sequence[AnswerRow],
@@ -30,10 +31,10 @@ def import_rag_answers(session: Session, *, campaign: str, answers: Sequence[Ans
     """Store ``answers`` (from :func:`pooljudge.formats.rag_answers.read_rag_answers`) in
     ``campaign``; the number stored. Every answer is checked before the first write: InputError
     at ``path:line`` for a topic the campaign lacks or an answer id already stored."""
-    row = campaign_row(session, campaign)
+    cid = campaign_pk(session, campaign)
     topics = dict(session.execute(sa.select(_T.c.key, _T.c.id).where(
-        _T.c.campaign_id == row.id)).all())
-    stored = set(session.execute(sa.select(_A.c.key).where(_A.c.campaign_id == row.id)
+        _T.c.campaign_id == cid)).all())
+    stored = set(session.execute(sa.select(_A.c.key).where(_A.c.campaign_id == cid)
                                  ).scalars())
     for answer in answers:
         if answer.topic not in topics:
@@ -46,7 +47,7 @@ def import_rag_answers(session: Session, *, campaign: str, answers: Sequence[Ans
         return 0
     now = utcnow()
     ids = session.execute(sa.insert(_A).returning(_A.c.id, sort_by_parameter_order=True), [
-        {"campaign_id": row.id, "topic_id": topics[a.topic], "key": a.key, "run": a.run,
+        {"campaign_id": cid, "topic_id": topics[a.topic], "key": a.key, "run": a.run,
          "refs": json.dumps(list(a.references), ensure_ascii=False), "created_at": now}
         for a in answers]).scalars().all()
     sentences = [{"answer_id": made, "position": i, "text": s.text,
@@ -61,10 +62,10 @@ def answer_texts(session: Session, *, campaign: str, topic: str | None = None
                 ) -> list[AnswerRow]:
     """The answers of ``campaign`` (of one ``topic``) with their sentences, by topic then
     answer id; InputError for an unknown campaign."""
-    row = campaign_row(session, campaign)
+    cid = campaign_pk(session, campaign)
     query = (sa.select(_A.c.id, _A.c.key, _T.c.key, _A.c.run, _A.c.refs)
              .select_from(_A.join(_T, _T.c.id == _A.c.topic_id))
-             .where(_A.c.campaign_id == row.id).order_by(_T.c.id, _A.c.key))
+             .where(_A.c.campaign_id == cid).order_by(_T.c.id, _A.c.key))
     if topic is not None:
         query = query.where(_T.c.key == topic)
     found = session.execute(query).all()
@@ -73,7 +74,7 @@ def answer_texts(session: Session, *, campaign: str, topic: str | None = None
         for aid, text, citations in session.execute(
                 sa.select(_S.c.answer_id, _S.c.text, _S.c.citations)
                 .select_from(_S.join(_A, _A.c.id == _S.c.answer_id))
-                .where(_A.c.campaign_id == row.id).order_by(_S.c.answer_id, _S.c.position)):
+                .where(_A.c.campaign_id == cid).order_by(_S.c.answer_id, _S.c.position)):
             if aid in sentences:
                 sentences[aid].append(Sentence(text, tuple(json.loads(citations))))
     return [AnswerRow(key, tkey, run, tuple(json.loads(refs)), tuple(sentences[aid]))
@@ -82,9 +83,9 @@ def answer_texts(session: Session, *, campaign: str, topic: str | None = None
 
 def rag_answers_frame(session: Session, *, campaign: str) -> pd.DataFrame:
     """Every answer of ``campaign``: columns answer, topic, run (strings), by topic then id."""
-    row = campaign_row(session, campaign)
+    cid = campaign_pk(session, campaign)
     found = session.execute(
         sa.select(_A.c.key, _T.c.key, _A.c.run).select_from(_A.join(_T, _T.c.id == _A.c.topic_id))
-        .where(_A.c.campaign_id == row.id).order_by(_T.c.id, _A.c.key)).all()
+        .where(_A.c.campaign_id == cid).order_by(_T.c.id, _A.c.key)).all()
     return pd.DataFrame([tuple(r) for r in found], columns=list(ANSWER_FRAME_COLUMNS),
                         dtype=object).astype(str)

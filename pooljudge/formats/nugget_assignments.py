@@ -24,8 +24,7 @@ from typing import IO, NamedTuple
 
 from pooljudge.errors import InputError
 from pooljudge.formats.files import jsonl_objects, read_utf8
-from pooljudge.formats.ids import id_problem
-from pooljudge.formats.nuggets import IMPORTANCES, NuggetRow, check_nugget_text
+from pooljudge.formats.nuggets import IMPORTANCES, NuggetRow, check_nugget_text, id_field
 
 __all__ = ["LABELS", "AnswerRef", "AssignmentRow", "Assignments", "read_nuggetizer_assignments",
            "write_nugget_qrels", "write_nuggetizer_assignments"]
@@ -72,19 +71,13 @@ def read_nuggetizer_assignments(path: PathLike) -> Assignments:
     rows: list[AssignmentRow] = []
     answers: list[AnswerRef] = []
     for line, record in jsonl_objects(read_utf8(path), path):
-        fields = {}
-        for field, what in (("qid", "topic"), ("run_id", "run")):
-            value = record.get(field)
-            problem = (id_problem(value, what) if isinstance(value, str)
-                       else f"missing {field!r} (a string)")
-            if problem:
-                raise InputError(problem, path=path, line=line)
-            fields[field] = value
+        topic = id_field(record, "qid", "topic", path, line)
+        run = id_field(record, "run_id", "run", path, line)
         answer, assessor = record.get("answer_id"), record.get("assessor")
         for name, value in (("answer_id", answer), ("assessor", assessor)):
             if value is not None and (not isinstance(value, str) or not value.strip()):
                 raise InputError(f"{name!r} must be a non-empty string", path=path, line=line)
-        answers.append(AnswerRef(fields["qid"], fields["run_id"], answer, line))
+        answers.append(AnswerRef(topic, run, answer, line))
         nuggets = record.get("nuggets")
         if not isinstance(nuggets, list):
             raise InputError("'nuggets' must be a list", path=path, line=line)
@@ -99,7 +92,7 @@ def read_nuggetizer_assignments(path: PathLike) -> Assignments:
             if importance not in IMPORTANCES:
                 raise InputError(f"importance must be one of {', '.join(IMPORTANCES)}, not "
                                  f"{importance!r}", path=path, line=line)
-            rows.append(AssignmentRow(fields["qid"], fields["run_id"], answer,
+            rows.append(AssignmentRow(topic, run, answer,
                                       check_nugget_text(nugget.get("text"), path, line), label,
                                       assessor, line))
     return Assignments(rows, answers)

@@ -30,7 +30,7 @@ from pooljudge.formats.files import jsonl_objects, read_utf8
 from pooljudge.formats.ids import id_problem
 
 __all__ = ["IMPORTANCES", "MAX_NUGGET_CHARS", "Banks", "NuggetRow", "check_nugget_text",
-           "check_sources", "read_nugget_banks", "read_nuggetizer_nuggets",
+           "check_sources", "id_field", "read_nugget_banks", "read_nuggetizer_nuggets",
            "write_nugget_banks", "write_nuggetizer_nuggets"]
 
 IMPORTANCES = ("vital", "okay")
@@ -98,11 +98,13 @@ def _importance(value: object, path: PathLike, line: int) -> str:
     return value
 
 
-def _topic(record: Mapping, field: str, path: PathLike, line: int) -> str:
+def id_field(record: Mapping, field: str, what: str, path: PathLike, line: int) -> str:
+    """``record[field]``, a ``what`` id (topic, run…); InputError at ``path:line`` when it is
+    missing, not a string, or not an id (:func:`pooljudge.formats.ids.id_problem`)."""
     value = record.get(field)
     if not isinstance(value, str):
-        raise InputError(f"missing topic id {field!r}", path=path, line=line)
-    problem = id_problem(value, "topic")
+        raise InputError(f"missing {what} id {field!r} (a string)", path=path, line=line)
+    problem = id_problem(value, what)
     if problem:
         raise InputError(problem, path=path, line=line)
     return value
@@ -156,7 +158,7 @@ def read_nugget_banks(path: PathLike) -> Banks:
 
 def _new_topic(banks: Banks, record: Mapping, field: str, path: PathLike, line: int) -> str:
     """The record's topic, noted at ``line``; InputError when a bank of it came before."""
-    topic = _topic(record, field, path, line)
+    topic = id_field(record, field, "topic", path, line)
     if topic in banks.lines:
         raise InputError(f"topic {topic!r} has a bank on line {banks.lines[topic]}", path=path,
                          line=line)

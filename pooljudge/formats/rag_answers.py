@@ -19,6 +19,7 @@ from typing import IO
 from pooljudge.errors import InputError
 from pooljudge.formats.files import jsonl_objects, read_utf8
 from pooljudge.formats.ids import id_problem
+from pooljudge.formats.nuggets import id_field
 
 __all__ = ["AnswerRow", "Sentence", "read_rag_answers", "write_rag_answers"]
 
@@ -43,15 +44,6 @@ class AnswerRow:
     references: tuple[str, ...]
     sentences: tuple[Sentence, ...]
     line: int = 0
-
-
-def _text_field(record: dict, field: str, what: str, path: PathLike, line: int) -> str:
-    value = record.get(field)
-    problem = (id_problem(value, what) if isinstance(value, str)
-               else f"missing {field!r} (a string)")
-    if problem:
-        raise InputError(problem, path=path, line=line)
-    return value
 
 
 def _sentence(item: object, references: tuple[str, ...], path: PathLike,
@@ -81,8 +73,8 @@ def read_rag_answers(path: PathLike) -> list[AnswerRow]:
     answers: list[AnswerRow] = []
     seen: dict[str, int] = {}
     for line, record in jsonl_objects(read_utf8(path), path):
-        run = _text_field(record, "run_id", "run", path, line)
-        topic = _text_field(record, "topic_id", "topic", path, line)
+        run = id_field(record, "run_id", "run", path, line)
+        topic = id_field(record, "topic_id", "topic", path, line)
         refs = record.get("references") or []
         if not isinstance(refs, list) or any(id_problem(r) if isinstance(r, str) else True
                                              for r in refs):

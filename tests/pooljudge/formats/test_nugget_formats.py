@@ -191,7 +191,7 @@ def test_answers_read_with_citations_and_write_back(tmp_path):
                                                                       "citations": ["e"]}]},
      "citation 'e' is not one of the 1 references"),
     ({"run_id": "r", "topic_id": "t", "answer": "text"}, "'answer' must be a list"),
-    ({"topic_id": "t", "answer": []}, "missing 'run_id'"),
+    ({"topic_id": "t", "answer": []}, "missing run id 'run_id'"),
     ({"run_id": "r1", "topic_id": "t1", "answer": []}, "answer 'r1/t1' is already on line 1"),
     ({"run_id": "r", "topic_id": "t", "answer": [{"citations": []}]}, "'text' string"),
 ])
