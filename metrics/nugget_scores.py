@@ -15,15 +15,20 @@ A run's score is the mean over topics of its answers' scores (the mean of its an
 topic first, when it has several), with the t interval of that mean over topics
 (:func:`pooljudge.metrics.uncertainty.mean_interval`; NaN with fewer than two topics). Topics
 the run did not answer, and answers with missing labels, are left out of the mean and counted.
+
+Two assessors agree on the runs when their labels rank the runs alike: :func:`run_rankings`
+compares, per pair of assessors and score, the runs' means over the answers both scored
+(Kendall's tau-b and the symmetric tau_AP-b of :mod:`pooljudge.metrics.meta_eval`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from pooljudge.metrics.meta_eval import kendall_tau_b, tau_ap_b
 from pooljudge.metrics.uncertainty import mean_interval
 
-__all__ = ["SCORES", "answer_scores", "run_scores"]
+__all__ = ["SCORES", "answer_scores", "run_rankings", "run_scores"]
 
 SCORES = ("strict_vital", "strict_all", "vital", "all")
 _CREDIT = {"support": 1.0, "partial_support": 0.5, "not_support": 0.0}
@@ -100,3 +105,27 @@ def run_scores(scores: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
     order = {score: i for i, score in enumerate(SCORES)}
     return frame.sort_values(["assessor", "run", "score"], key=lambda c: c.map(order)
                              if c.name == "score" else c, ignore_index=True)
+
+
+def run_rankings(scores: pd.DataFrame) -> pd.DataFrame:
+    """Per pair of assessors (``a`` < ``b``) and score: ``runs`` and ``topics`` compared and
+    Kendall's ``tau_b`` and ``tau_ap_b`` between the run rankings their labels give. Only the
+    answers both scored completely count; a run's value is its mean over those answers'
+    topics (a topic's answers averaged first), as in :func:`run_scores`. NaN with fewer than
+    two runs (tau_b also when one side ties every run)."""
+    complete = scores[scores["missing"] == 0]
+    assessors = sorted(complete["assessor"].unique())
+    rows = []
+    for i, a in enumerate(assessors):
+        for b in assessors[i + 1:]:
+            both = complete[complete["assessor"] == a].merge(
+                complete[complete["assessor"] == b], on=["answer", "topic", "run"],
+                suffixes=("_a", "_b"))
+            runs = both.groupby(["run", "topic"]).mean(numeric_only=True).groupby("run").mean()
+            for score in SCORES:
+                x, y = (runs[f"{score}_{side}"].to_numpy(np.float64) for side in "ab")
+                enough = len(runs) >= 2
+                rows.append((a, b, score, len(runs), both["topic"].nunique(),
+                             float(kendall_tau_b(x, y)) if enough else np.nan,
+                             float(tau_ap_b(x, y)) if enough else np.nan))
+    return pd.DataFrame(rows, columns=["a", "b", "score", "runs", "topics", "tau_b", "tau_ap_b"])

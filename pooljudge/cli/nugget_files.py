@@ -28,7 +28,8 @@ def import_files(engine: Engine, args: argparse.Namespace) -> dict[str, int]:
     if args.banks:
         banks = (read_nugget_banks(args.banks) if args.bank_format == "nuggetbanks" else
                  read_nuggetizer_nuggets(args.banks, author_kind=args.author_kind,
-                                         author=args.author, prompt_sha256=args.prompt_sha256))
+                                         author=args.author or "nuggetizer",
+                                         prompt_sha256=args.prompt_sha256))
     if args.answers:
         answers = read_rag_answers(args.answers)
     if args.assignments:

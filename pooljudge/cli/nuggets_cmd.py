@@ -43,8 +43,9 @@ def register(subparsers: Subcommands) -> None:
                            help="nuggetizer (default; also autojudge-base's "
                                 "NuggetizerNuggetBanks) or nuggetbanks (autojudge-base's "
                                 "NuggetBanks, claims)")
-    importing.add_argument("--author", default="nuggetizer", metavar="NAME",
-                           help="who made a nuggetizer bank's nuggets (default nuggetizer)")
+    importing.add_argument("--author", metavar="NAME",
+                           help="who made a nuggetizer bank's nuggets (default nuggetizer; a "
+                                "NuggetBanks file names its own)")
     importing.add_argument("--author-kind", choices=("model", "person"), default="model",
                            help="the author is a model (default) or a person")
     importing.add_argument("--prompt-sha256", metavar="HEX",
@@ -109,6 +110,8 @@ def _import(args: argparse.Namespace) -> int:
         raise UsageError("nuggets import: give --banks, --answers and/or --assignments")
     if args.prompt_sha256 and args.author_kind != "model":
         raise UsageError("--prompt-sha256: only a model author has a prompt")
+    if args.bank_format == "nuggetbanks" and (args.author or args.prompt_sha256):
+        raise UsageError("--author, --prompt-sha256: a NuggetBanks file names its own authors")
     with open_database(args) as engine:
         counts = import_files(engine, args)
     print(", ".join(f"{count} {what}" for what, count in counts.items()) + " stored")
@@ -151,17 +154,29 @@ def _agree(args: argparse.Namespace) -> int:
 
     from pooljudge.annotate.agreement import BootstrapSpec
     from pooljudge.annotate.nugget_agreement import assignment_agreement
-    from pooljudge.annotate.store import nugget_cells, session_scope
+    from pooljudge.annotate.store import (
+        nugget_cells,
+        nuggets_frame,
+        rag_answers_frame,
+        session_scope,
+    )
     from pooljudge.cli.agree_cmd import render_table
-    from pooljudge.cli.output import emit
+    from pooljudge.cli.output import emit, records, render
+    from pooljudge.metrics.nugget_scores import answer_scores, run_rankings
 
     spec = (BootstrapSpec(confidence=args.confidence, n_resamples=args.resamples, seed=args.seed)
             if args.resamples else None)
     with open_database(args) as engine, session_scope(engine, readonly=True) as session:
         cells = nugget_cells(session, campaign=args.campaign)
+        rankings = run_rankings(answer_scores(nuggets_frame(session, campaign=args.campaign),
+                                              rag_answers_frame(session, campaign=args.campaign),
+                                              cells))
     report = assignment_agreement(cells, per_topic=args.per_topic, spec=spec)
-    text = (json.dumps(report.to_json(), indent=2, allow_nan=False) + "\n"
-            if args.format == "json" else render_table(report))
+    if args.format == "json":
+        text = json.dumps(report.to_json() | {"run_rankings": records(rankings)}, indent=2,
+                          allow_nan=False) + "\n"
+    else:
+        text = render_table(report) + "\nRun rankings\n" + render(rankings, "table")
     emit(text, args.output)
     return 0
 

@@ -120,6 +120,9 @@ def test_import_export_scores_and_agree(campaign, capsys):
                  "--resamples", "0"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert [(p["a"], p["b"], p["n"]) for p in report["pairs"]] == [("gpt-4o", "kim", 4)]
+    ranked = {r["score"]: r for r in report["run_rankings"]}
+    assert (ranked["all"]["runs"], ranked["all"]["topics"]) == (2, 1)
+    assert ranked["all"]["tau_b"] == 1.0  # r1 above r2 for both (0.75 > 0, 0.5 > 0.25)
     assert main(["nuggets", "edits", "--campaign", "c", "--format", "json"]) == 0
     edits = json.loads(capsys.readouterr().out)
     assert edits[-1] == {"topic": "all", "model_nuggets": 3, "kept": 3, "edited": 0,
@@ -172,3 +175,15 @@ def test_round_trip_of_exported_banks_into_a_new_campaign(campaign, capsys):
     exported = (campaign / "bank-c.jsonl").read_text(encoding="utf-8")
     assert (campaign / "bank-d.jsonl").read_text(encoding="utf-8") == exported
     assert '"claim_id": "301-2"' in exported
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--bank-format", "nuggetbanks", "--author", "me"],
+     "a NuggetBanks file names its own authors"),
+    (["--author-kind", "person", "--prompt-sha256", "ab"], "only a model author has a prompt"),
+    ([], "give --banks, --answers and/or --assignments"),
+])
+def test_usage_errors(campaign, capsys, extra, message):
+    files = ["--banks", "banks.jsonl"] if extra else []
+    assert main(["nuggets", "import", "--campaign", "c", *files, *extra]) == 2
+    assert capsys.readouterr().err.rstrip("\n").endswith(message)

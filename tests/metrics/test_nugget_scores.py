@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from pooljudge.metrics.nugget_scores import SCORES, answer_scores, run_scores
+from pooljudge.metrics.nugget_scores import SCORES, answer_scores, run_rankings, run_scores
 from scipy import stats
 
 metrics = pytest.importorskip("nuggetizer.core.metrics")
@@ -100,3 +100,21 @@ def test_an_answer_with_unlabelled_nuggets_is_not_scored_and_is_counted():
     runs = run_scores(answer_scores(nuggets, answers, cells)).set_index(["run", "score"])
     assert runs.loc[("r", "all"), ["topics", "mean", "incomplete"]].tolist() == [1, 0.5, 1]
     assert math.isnan(runs.loc[("r", "all"), "ci_low"])  # one topic: no interval
+
+
+def test_run_rankings_are_kendall_tau_over_the_answers_both_scored():
+    nuggets, answers, cells = _campaign(5)
+    answers = pd.concat([answers, answers.assign(
+        answer=answers["answer"].str.replace("r1/", "r4/"), run="r4")], ignore_index=True)
+    cells = pd.concat([cells, cells.assign(answer=cells["answer"].str.replace("r1/", "r4/"))],
+                      ignore_index=True)
+    rng = np.random.default_rng(1)
+    other = cells.assign(assessor="b", label=[LABELS[i] for i in rng.integers(3, size=len(cells))])
+    other = other[~other["answer"].str.endswith("/t2")]  # b left topic t2 out
+    scores = answer_scores(nuggets, answers, pd.concat([cells, other], ignore_index=True))
+    row = run_rankings(scores).query("score == 'strict_all'").iloc[0]
+    shared = scores[scores["topic"] != "t2"]
+    means = shared.pivot_table(index="run", columns="assessor", values="strict_all")
+    assert (row["a"], row["b"], row["runs"]) == ("a", "b", 4)
+    assert row["topics"] == scores["topic"].nunique() - 1
+    assert row["tau_b"] == pytest.approx(stats.kendalltau(means["a"], means["b"]).statistic)
