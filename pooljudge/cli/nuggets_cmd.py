@@ -27,6 +27,15 @@ from pooljudge.errors import UsageError
 
 HELP = "nugget evaluation of RAG answers: import, export, scores, agreement"
 BANK_FORMATS = ("nuggetizer", "nuggetbanks")
+_HEX = frozenset("0123456789abcdef")
+
+
+def sha256_hex(text: str) -> str:
+    """A SHA-256 digest written as 64 hexadecimal digits (stored in lower case)."""
+    digest = text.lower()
+    if len(digest) != 64 or not set(digest) <= _HEX:
+        raise argparse.ArgumentTypeError(f"not a SHA-256 in hexadecimal (64 digits): {text!r}")
+    return digest
 EXPORTS = ("banks", "answers", "assignments", "qrels", "history")
 
 
@@ -48,7 +57,7 @@ def register(subparsers: Subcommands) -> None:
                                 "NuggetBanks file names its own)")
     importing.add_argument("--author-kind", choices=("model", "person"), default="model",
                            help="the author is a model (default) or a person")
-    importing.add_argument("--prompt-sha256", metavar="HEX",
+    importing.add_argument("--prompt-sha256", metavar="HEX", type=sha256_hex,
                            help="SHA-256 of the model's prompt (a model author only)")
     importing.add_argument("--answers", metavar="FILE", help="RAG answers (TREC RAG JSONL)")
     importing.add_argument("--assignments", metavar="FILE",

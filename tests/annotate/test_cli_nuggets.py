@@ -103,8 +103,17 @@ def test_import_export_scores_and_agree(campaign, capsys):
     assert main(["nuggets", "export", "assignments", "--campaign", "c", "-o", "a.out"]) == 0
     exported = [json.loads(line) for line in (campaign / "a.out").read_text().splitlines()]
     assert len(exported) == 6 and exported[0]["answer_text"] == "Guido wrote it."
-    assert main(["nuggets", "export", "qrels", "--by", "topic", "--campaign", "c"]) == 0
     capsys.readouterr()
+    assert main(["nuggets", "export", "qrels", "--by", "topic", "--campaign", "c"]) == 0
+    assert capsys.readouterr().out == ""  # a nuggetizer bank names no source passages
+    assert main(["nuggets", "export", "answers", "--campaign", "c"]) == 0
+    assert json.loads(capsys.readouterr().out.splitlines()[3])["answer"] == [
+        {"text": "Salk.", "citations": [0]}]
+    assert main(["nuggets", "export", "history", "--campaign", "c"]) == 0
+    history = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(h["key"], h["action"], h["actor"]) for h in history] == [
+        ("301-1", "created", "import"), ("301-2", "created", "import"),
+        ("302-1", "created", "import")]
     assert main(["nuggets", "scores", "--campaign", "c", "--per", "answer", "--format",
                  "json"]) == 0
     scores = {(r["assessor"], r["answer"]): r for r in json.loads(capsys.readouterr().out)}
@@ -180,7 +189,9 @@ def test_round_trip_of_exported_banks_into_a_new_campaign(campaign, capsys):
 @pytest.mark.parametrize(("extra", "message"), [
     (["--bank-format", "nuggetbanks", "--author", "me"],
      "a NuggetBanks file names its own authors"),
-    (["--author-kind", "person", "--prompt-sha256", "ab"], "only a model author has a prompt"),
+    (["--author-kind", "person", "--prompt-sha256", "ab" * 32],
+     "only a model author has a prompt"),
+    (["--prompt-sha256", "xyz"], "not a SHA-256 in hexadecimal (64 digits): 'xyz'"),
     ([], "give --banks, --answers and/or --assignments"),
 ])
 def test_usage_errors(campaign, capsys, extra, message):
