@@ -88,12 +88,14 @@ def _write(handle, args: argparse.Namespace, rows, queries, answers, cells, hist
         write_nuggetizer_assignments,
     )
     from pooljudge.formats.nuggets import write_nugget_banks, write_nuggetizer_nuggets
-    from pooljudge.formats.rag_answers import write_rag_answers
+    from pooljudge.formats.rag_answers import write_rag_answers, write_reports
 
     if args.what == "banks":
         writer = (write_nugget_banks if args.bank_format == "nuggetbanks"
                   else write_nuggetizer_nuggets)
         writer(handle, rows, queries)
+    elif args.what == "answers" and args.answer_format == "report":
+        write_reports(handle, answers, team=args.team)
     elif args.what == "answers":
         write_rag_answers(handle, answers)
     elif args.what == "qrels":

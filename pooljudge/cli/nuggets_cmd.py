@@ -59,7 +59,8 @@ def register(subparsers: Subcommands) -> None:
                            help="the author is a model (default) or a person")
     importing.add_argument("--prompt-sha256", metavar="HEX", type=sha256_hex,
                            help="SHA-256 of the model's prompt (a model author only)")
-    importing.add_argument("--answers", metavar="FILE", help="RAG answers (TREC RAG JSONL)")
+    importing.add_argument("--answers", metavar="FILE",
+                           help="RAG answers (TREC RAG JSONL or AutoJudge Reports)")
     importing.add_argument("--assignments", metavar="FILE",
                            help="nugget assignments (nuggetizer JSONL)")
     importing.add_argument("--assessor", metavar="NAME",
@@ -74,6 +75,11 @@ def register(subparsers: Subcommands) -> None:
     exporting.add_argument("--bank-format", choices=BANK_FORMATS, default="nuggetbanks",
                            help="banks: nuggetbanks (default, keeps ids, sources and authors) "
                                 "or nuggetizer")
+    exporting.add_argument("--answer-format", choices=("rag", "report"), default="rag",
+                           help="answers: rag (default, TREC RAG JSONL) or report (AutoJudge "
+                                "Reports, citations as document ids)")
+    exporting.add_argument("--team", default="unknown", metavar="NAME",
+                           help="answers as reports: their team_id (default unknown)")
     exporting.add_argument("--by", choices=("nugget", "topic"), default="nugget",
                            help="qrels: one query per nugget (default) or per topic")
     exporting.add_argument("-o", "--output", default="-", metavar="FILE",

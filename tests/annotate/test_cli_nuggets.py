@@ -109,6 +109,12 @@ def test_import_export_scores_and_agree(campaign, capsys):
     assert main(["nuggets", "export", "answers", "--campaign", "c"]) == 0
     assert json.loads(capsys.readouterr().out.splitlines()[3])["answer"] == [
         {"text": "Salk.", "citations": [0]}]
+    assert main(["nuggets", "export", "answers", "--answer-format", "report", "--team", "pj",
+                 "--campaign", "c"]) == 0
+    report = json.loads(capsys.readouterr().out.splitlines()[3])
+    assert (report["metadata"], report["responses"]) == (
+        {"team_id": "pj", "run_id": "r2", "topic_id": "302"},
+        [{"text": "Salk.", "citations": ["FT2"]}])
     assert main(["nuggets", "export", "history", "--campaign", "c"]) == 0
     history = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [(h["key"], h["action"], h["actor"]) for h in history] == [

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import re
+from dataclasses import replace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -29,6 +30,7 @@ from pooljudge.formats.rag_answers import (
     Sentence,
     read_rag_answers,
     write_rag_answers,
+    write_reports,
 )
 
 
@@ -236,3 +238,50 @@ def test_nugget_qrels_by_nugget_and_by_topic():
     assert by_nugget.getvalue() == "n1 0 d1 1\nn1 0 d2 1\nn2 0 d1 2\n"
     assert write_nugget_qrels(by_topic, rows, by="topic") == 2
     assert by_topic.getvalue() == "t1 0 d1 2\nt1 0 d2 1\n"
+
+
+def test_autojudge_reports_in_their_three_citation_forms(tmp_path):
+    path = _file(tmp_path, [
+        {"metadata": {"team_id": "t", "run_id": "neuclir", "topic_id": "q1"},
+         "responses": [{"text": "A.", "citations": ["d2", "d1"]}, {"text": "B."}]},
+        {"metadata": {"team_id": "t", "run_id": "ragtime", "narrative_id": 7},
+         "responses": [{"text": "C.", "citations": {"d1": 0.2, "d3": 0.9, "d2": 0.2}}]},
+        {"metadata": {"team_id": "t", "run_id": "rag24", "topic_id": "q1"},
+         "references": ["d5", "d6"], "answer": [{"text": "D.", "citations": [1]}]}])
+    assert read_rag_answers(path) == [
+        AnswerRow("neuclir/q1", "q1", "neuclir", ("d2", "d1"),
+                  (Sentence("A.", (0, 1)), Sentence("B.", ())), 1),
+        AnswerRow("ragtime/7", "7", "ragtime", ("d3", "d1", "d2"),
+                  (Sentence("C.", (0, 1, 2)),), 2),
+        AnswerRow("rag24/q1", "q1", "rag24", ("d5", "d6"), (Sentence("D.", (1,)),), 3)]
+
+
+@pytest.mark.parametrize(("bad", "message"), [
+    ({"metadata": {"run_id": "r"}, "responses": []}, "missing topic id 'topic_id'"),
+    ({"metadata": "r", "responses": []}, "'metadata' must be an object"),
+    ({"metadata": {"run_id": "r", "topic_id": "q"},
+      "responses": [{"text": "x", "citations": {"d": "high"}}]}, "confidence must be a number"),
+    ({"metadata": {"run_id": "r", "topic_id": "q"},
+      "responses": [{"text": "x", "citations": ["a b"]}]}, "whitespace"),
+])
+def test_a_bad_report_is_refused_at_its_line(tmp_path, bad, message):
+    path = _file(tmp_path, [{"run_id": "r1", "topic_id": "t1", "answer": []}, bad])
+    with pytest.raises(InputError, match=re.escape(f"{path}:2: ") + ".*" + re.escape(message)):
+        read_rag_answers(path)
+
+
+def test_written_reports_load_with_autojudge_base_and_read_back(autojudge, tmp_path):
+    from autojudge_base.report import load_report
+
+    answers = [AnswerRow("r1/q1", "q1", "r1", ("d1", "d2", "d3"),
+                         (Sentence('Ça "va".', (2, 0)), Sentence("", ()))),
+               AnswerRow("mine", "q2", "r2", (), (Sentence("B.", ()),))]
+    path = tmp_path / "reports.jsonl"
+    with open(path, "w", encoding="utf-8") as handle:
+        write_reports(handle, answers, team="pj")
+    loaded = load_report(path)
+    assert [(r.metadata.team_id, r.metadata.run_id, r.metadata.topic_id) for r in loaded] == [
+        ("pj", "r1", "q1"), ("pj", "r2", "q2")]
+    assert [(s.text, s.citations) for s in loaded[0].get_sentences_with_citations()] == [
+        ('Ça "va".', ["d3", "d1"]), ("", [])]
+    assert read_rag_answers(path) == [replace(a, line=i) for i, a in enumerate(answers, 1)]
