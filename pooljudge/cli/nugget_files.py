@@ -81,13 +81,15 @@ def export_file(engine: Engine, args: argparse.Namespace) -> None:
 
 
 def _write(handle, args: argparse.Namespace, rows, queries, answers, cells, history) -> None:
-    import json
-
     from pooljudge.formats.nugget_assignments import (
         write_nugget_qrels,
         write_nuggetizer_assignments,
     )
-    from pooljudge.formats.nuggets import write_nugget_banks, write_nuggetizer_nuggets
+    from pooljudge.formats.nuggets import (
+        write_history,
+        write_nugget_banks,
+        write_nuggetizer_nuggets,
+    )
     from pooljudge.formats.rag_answers import write_rag_answers, write_reports
 
     if args.what == "banks":
@@ -103,9 +105,7 @@ def _write(handle, args: argparse.Namespace, rows, queries, answers, cells, hist
     elif args.what == "assignments":
         write_nuggetizer_assignments(handle, assignment_records(rows, queries, answers, cells))
     else:
-        for event in history.to_dict("records"):
-            event["at"] = event["at"].isoformat()
-            handle.write(json.dumps(event, ensure_ascii=False) + "\n")
+        write_history(handle, history.to_dict("records"))
 
 
 def assignment_records(rows, queries, answers, cells) -> list[dict]:

@@ -31,7 +31,7 @@ from pooljudge.formats.ids import id_problem
 
 __all__ = ["IMPORTANCES", "MAX_NUGGET_CHARS", "Banks", "NuggetRow", "check_nugget_text",
            "check_sources", "id_field", "read_nugget_banks", "read_nuggetizer_nuggets",
-           "write_nugget_banks", "write_nuggetizer_nuggets"]
+           "write_history", "write_nugget_banks", "write_nuggetizer_nuggets"]
 
 IMPORTANCES = ("vital", "okay")
 MAX_NUGGET_CHARS = 2000
@@ -230,3 +230,12 @@ def write_nugget_banks(handle: IO[str], rows: Sequence[NuggetRow],
         handle.write(json.dumps({"query_id": topic, "title_query": queries.get(topic, ""),
                                  "format_version": "v3", "claim_bank": claims},
                                 ensure_ascii=False) + "\n")
+
+
+def write_history(handle: IO[str], events: Iterable[Mapping[str, object]]) -> None:
+    """One JSON object a line per change of a bank (``key, topic, author_kind, action, actor,
+    at, before, after``); ``at`` (a datetime, naive UTC) in ISO 8601 with ``Z``."""
+    for event in events:
+        at = event["at"]
+        stamp = at.isoformat() + "Z" if hasattr(at, "isoformat") else str(at)
+        handle.write(json.dumps({**event, "at": stamp}, ensure_ascii=False) + "\n")

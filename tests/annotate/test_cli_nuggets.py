@@ -120,6 +120,7 @@ def test_import_export_scores_and_agree(campaign, capsys):
     assert [(h["key"], h["action"], h["actor"]) for h in history] == [
         ("301-1", "created", "import"), ("301-2", "created", "import"),
         ("302-1", "created", "import")]
+    assert history[0]["at"].endswith("Z") and history[0]["before"] is None
     assert main(["nuggets", "scores", "--campaign", "c", "--per", "answer", "--format",
                  "json"]) == 0
     scores = {(r["assessor"], r["answer"]): r for r in json.loads(capsys.readouterr().out)}
