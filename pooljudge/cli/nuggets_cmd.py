@@ -90,6 +90,10 @@ def register(subparsers: Subcommands) -> None:
                          help="run (default: mean over topics, t interval) or answer")
     scoring.add_argument("--confidence", type=open_unit, default=0.95, metavar="P",
                          help="confidence level of the run intervals (default 0.95)")
+    scoring.add_argument("--ppi", metavar="MODEL",
+                         help="per run, the PPI++ mean of people's scores using the assessor "
+                              "MODEL's on every answer (people's answers must be a random "
+                              "sample), beside people's mean alone")
     scoring.add_argument("--format", choices=("table", "tsv", "json"), default="table",
                          help="table (default, for reading), tsv or json (NaN: null)")
     scoring.add_argument("-o", "--output", default="-", metavar="FILE", help="default: stdout")
@@ -142,6 +146,8 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _scores(args: argparse.Namespace) -> int:
+    if args.ppi is not None and args.per == "answer":
+        raise UsageError("--ppi: estimates are per run (not with --per answer)")
     from pooljudge.annotate.store import (
         nugget_cells,
         nuggets_frame,
@@ -159,7 +165,12 @@ def _scores(args: argparse.Namespace) -> int:
     if (incomplete := int((scores["missing"] > 0).sum())):
         warn("nuggets", f"{incomplete} answers lack labels for some of their topic's nuggets: "
                         "their scores are left out (missing > 0)")
-    table = scores if args.per == "answer" else run_scores(scores, args.confidence)
+    if args.ppi is not None:
+        from pooljudge.annotate.nugget_ppi import ppi_run_scores
+
+        table = ppi_run_scores(scores, model=args.ppi, confidence=args.confidence)
+    else:
+        table = scores if args.per == "answer" else run_scores(scores, args.confidence)
     emit(render(table, args.format), args.output)
     return 0
 

@@ -132,6 +132,15 @@ def test_import_export_scores_and_agree(campaign, capsys):
             json.loads(capsys.readouterr().out)}
     assert runs["gpt-4o", "r2", "all"]["mean"] == 0.5
     assert runs["gpt-4o", "r2", "all"]["topics"] == 2
+    assert main(["nuggets", "scores", "--campaign", "c", "--ppi", "gpt-4o", "--format",
+                 "json"]) == 0
+    ppi = {(r["run"], r["score"]): r for r in json.loads(capsys.readouterr().out)}
+    assert (ppi["r1", "all"]["labelled"], ppi["r1", "all"]["unlabelled"]) == (1, 1)
+    assert ppi["r1", "all"]["human_mean"] == 0.5  # kim's score of r1/301
+    assert main(["nuggets", "scores", "--campaign", "c", "--ppi", "gpt-4o", "--per",
+                 "answer"]) == 2
+    assert capsys.readouterr().err.endswith("--ppi: estimates are per run (not with --per "
+                                            "answer)\n")
     assert main(["nuggets", "agree", "--campaign", "c", "--format", "json",
                  "--resamples", "0"]) == 0
     report = json.loads(capsys.readouterr().out)
