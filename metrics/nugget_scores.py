@@ -17,15 +17,16 @@ topic first, when it has several), with the t interval of that mean over topics
 the run did not answer, and answers with missing labels, are left out of the mean and counted.
 
 Two assessors agree on the runs when their labels rank the runs alike: :func:`run_rankings`
-compares, per pair of assessors and score, the runs' means over the answers both scored
-(Kendall's tau-b and the symmetric tau_AP-b of :mod:`pooljudge.metrics.meta_eval`).
+compares, per pair of assessors and score, the runs' means over the topics where both scored
+every run (Kendall's tau-b and the symmetric tau_AP-b of :mod:`pooljudge.metrics.meta_eval`,
+with its bootstrap intervals over topics).
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from pooljudge.metrics.meta_eval import kendall_tau_b, tau_ap_b
+from pooljudge.metrics.meta_eval import bootstrap, kendall_tau_b, tau_ap_b
 from pooljudge.metrics.uncertainty import mean_interval
 
 __all__ = ["SCORES", "answer_scores", "run_rankings", "run_scores"]
@@ -107,12 +108,16 @@ def run_scores(scores: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
                              if c.name == "score" else c, ignore_index=True)
 
 
-def run_rankings(scores: pd.DataFrame) -> pd.DataFrame:
-    """Per pair of assessors (``a`` < ``b``) and score: ``runs`` and ``topics`` compared and
-    Kendall's ``tau_b`` and ``tau_ap_b`` between the run rankings their labels give. Only the
-    answers both scored completely count; a run's value is its mean over those answers'
-    topics (a topic's answers averaged first), as in :func:`run_scores`. NaN with fewer than
-    two runs (tau_b also when one side ties every run)."""
+def run_rankings(scores: pd.DataFrame, *, replicates: int = 1000, seed: int = 0,
+                 confidence: float = 0.95) -> pd.DataFrame:
+    """Per pair of assessors (``a`` < ``b``) and score: Kendall's ``tau_b`` and the symmetric
+    ``tau_ap_b`` between the run rankings their labels give, each with a bootstrap percentile
+    interval over topics (``replicates`` resamples, seeded; none when 0).
+
+    Compared: the runs with an answer both scored completely, on the ``topics`` where both
+    scored every one of those runs (a topic's answers averaged first), so that each run's mean
+    is over the same topics. NaN with fewer than two runs or no such topic (tau_b also when
+    one side ties every run)."""
     complete = scores[scores["missing"] == 0]
     assessors = sorted(complete["assessor"].unique())
     rows = []
@@ -121,11 +126,25 @@ def run_rankings(scores: pd.DataFrame) -> pd.DataFrame:
             both = complete[complete["assessor"] == a].merge(
                 complete[complete["assessor"] == b], on=["answer", "topic", "run"],
                 suffixes=("_a", "_b"))
-            runs = both.groupby(["run", "topic"]).mean(numeric_only=True).groupby("run").mean()
+            cells = both.groupby(["topic", "run"]).mean(numeric_only=True)
             for score in SCORES:
-                x, y = (runs[f"{score}_{side}"].to_numpy(np.float64) for side in "ab")
-                enough = len(runs) >= 2
-                rows.append((a, b, score, len(runs), both["topic"].nunique(),
-                             float(kendall_tau_b(x, y)) if enough else np.nan,
-                             float(tau_ap_b(x, y)) if enough else np.nan))
-    return pd.DataFrame(rows, columns=["a", "b", "score", "runs", "topics", "tau_b", "tau_ap_b"])
+                grids = [cells[f"{score}_{side}"].unstack("run").dropna() for side in "ab"]
+                rows.append((a, b, score, grids[0].shape[1], grids[0].shape[0],
+                             *_correlations(grids[0].to_numpy(), grids[1].to_numpy(),
+                                            replicates, seed, confidence)))
+    return pd.DataFrame(rows, columns=["a", "b", "score", "runs", "topics", "tau_b",
+                                       "tau_b_low", "tau_b_high", "tau_ap_b", "tau_ap_b_low",
+                                       "tau_ap_b_high"])
+
+
+def _correlations(a: np.ndarray, b: np.ndarray, replicates: int, seed: int,
+                  confidence: float) -> tuple[float, ...]:
+    """tau_b and tau_ap_b of two (topics, runs) grids with their bootstrap intervals."""
+    if a.shape[0] == 0 or a.shape[1] < 2:
+        return (np.nan,) * 6
+    if replicates == 0:
+        x, y = a.mean(axis=0), b.mean(axis=0)
+        return (float(kendall_tau_b(x, y)), np.nan, np.nan, float(tau_ap_b(x, y)), np.nan,
+                np.nan)
+    found = bootstrap(a, b, replicates=replicates, seed=seed, alpha=1 - confidence)
+    return (*found["kendall_tau"], *found["tau_ap_b"])

@@ -101,10 +101,11 @@ def register(subparsers: Subcommands) -> None:
     agreeing = actions.add_parser("agree", help="agreement between assessors on assignments")
     agreeing.add_argument("--per-topic", action="store_true", help="also report every topic")
     agreeing.add_argument("--resamples", type=nonnegative_int(MAX_RESAMPLES), default=1000,
-                          metavar="N", help="bootstrap resamples of topics for the kappa CI "
-                                            "(default 1000, 0: no CI)")
+                          metavar="N", help="bootstrap resamples of topics for the CIs of kappa "
+                                            "and of the run-ranking taus (default 1000, 0: "
+                                            "none)")
     agreeing.add_argument("--confidence", type=open_unit, default=0.95, metavar="P",
-                          help="confidence level of the kappa CI (default 0.95)")
+                          help="confidence level of the CIs (default 0.95)")
     agreeing.add_argument("--seed", type=seed, default=0, help="bootstrap seed (default 0)")
     agreeing.add_argument("--format", choices=("table", "json"), default="table",
                           help="table (default, for reading) or json (undefined values: null)")
@@ -194,9 +195,10 @@ def _agree(args: argparse.Namespace) -> int:
             if args.resamples else None)
     with open_database(args) as engine, session_scope(engine, readonly=True) as session:
         cells = nugget_cells(session, campaign=args.campaign)
-        rankings = run_rankings(answer_scores(nuggets_frame(session, campaign=args.campaign),
-                                              rag_answers_frame(session, campaign=args.campaign),
-                                              cells))
+        scores = answer_scores(nuggets_frame(session, campaign=args.campaign),
+                               rag_answers_frame(session, campaign=args.campaign), cells)
+    rankings = run_rankings(scores, replicates=args.resamples, seed=args.seed,
+                            confidence=args.confidence)
     report = assignment_agreement(cells, per_topic=args.per_topic, spec=spec)
     if args.format == "json":
         text = json.dumps(report.to_json() | {"run_rankings": records(rankings)}, indent=2,

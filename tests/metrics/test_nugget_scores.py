@@ -118,3 +118,7 @@ def test_run_rankings_are_kendall_tau_over_the_answers_both_scored():
     assert (row["a"], row["b"], row["runs"]) == ("a", "b", 4)
     assert row["topics"] == scores["topic"].nunique() - 1
     assert row["tau_b"] == pytest.approx(stats.kendalltau(means["a"], means["b"]).statistic)
+    assert row["tau_b_low"] <= row["tau_b"] <= row["tau_b_high"]
+    assert row["tau_ap_b_low"] <= row["tau_ap_b"] <= row["tau_ap_b_high"]
+    again = run_rankings(scores, replicates=0).query("score == 'strict_all'").iloc[0]
+    assert again["tau_b"] == row["tau_b"] and np.isnan(again["tau_b_low"])
