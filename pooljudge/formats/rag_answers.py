@@ -63,7 +63,8 @@ def _citations(cited: object, references: list[str], open_list: bool, path: Path
     if isinstance(cited, dict):
         if any(isinstance(c, bool) or not isinstance(c, int | float) for c in cited.values()):
             raise InputError("a citation's confidence must be a number", path=path, line=line)
-        cited = sorted(cited, key=lambda doc: -cited[doc])
+        confidence: dict = cited
+        cited = sorted(confidence, key=lambda doc: -confidence[doc])
         open_list = True
     if not isinstance(cited, list):
         raise InputError("'citations' must be a list or an object", path=path, line=line)
