@@ -44,4 +44,9 @@ not draw, by their ids as text (see :mod:`pooljudge.annotate.store.samples`).
 Passages (revision 0009): ``document.parent``, ``passage_start`` and ``passage_end`` are NULL for
 a whole document and set for a passage, whose ``text`` is its slice of the parent row (stored
 once per campaign); CHECK ``ck_document_passage``.
+
+Nuggets (revision 0013): ``nugget`` (banks per topic, never deleted: a state), ``nugget_event``
+(their history), ``rag_answer`` and ``answer_sentence`` (RAG answers and their cited sentences),
+``nugget_assignment`` (assessors' labels of (answer, nugget) cells, append-only); their
+invariants are in :mod:`pooljudge.annotate.store.nugget_models`.
 """
