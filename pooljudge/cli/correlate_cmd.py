@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         swaps += [{"measure": measure, "above_in_a": x, "above_in_b": y}
                   for x, y in swapped_pairs(ordering(a), ordering(b.reindex(a.index)))]
     swap_frame = pd.DataFrame(swaps, columns=["measure", "above_in_a", "above_in_b"])
-    found = significance(*results, args.alpha) if args.significance else None
+    found = significance(results[0], results[1], args.alpha) if args.significance else None
     emit(_output(summary, changes, swap_frame, args.format, found, args.alpha), args.output)
     return 0
 

@@ -78,10 +78,10 @@ def several_judges(args: argparse.Namespace, reference, runs: dict, measures) ->
         paired = paired.drop(columns=["low", "high", "p"])
     found = None
     if args.significance:
-        found = [significance(results[0], r, args.alpha) for r in results[1:]]
-        found = tuple(pd.concat([f[i].assign(judge=n) for f, n in zip(found, names, strict=True)],
-                                ignore_index=True) for i in (0, 1))
-        found = tuple(f[["judge", *f.columns[:-1]]] for f in found)
+        each = [significance(results[0], r, args.alpha) for r in results[1:]]
+        joined = (pd.concat([f[i].assign(judge=n) for f, n in zip(each, names, strict=True)],
+                            ignore_index=True) for i in (0, 1))
+        found = tuple(f[["judge", *f.columns[:-1]]] for f in joined)
     if args.format == "tsv":
         return render(table, "tsv")
     if args.format == "json":
