@@ -103,8 +103,8 @@ def _with_runs(pool: pd.DataFrame, ranks: pd.DataFrame, t_ids: np.ndarray, d_ids
 
 
 def _document_texts(documents: pd.DataFrame) -> list[str]:
-    title = documents["title"] if "title" in documents else ""
-    return (title.astype(str) + "\n" + documents["text"].astype(str)).tolist()
+    title = documents["title"].astype(str) if "title" in documents else ""
+    return (title + "\n" + documents["text"].astype(str)).tolist()
 
 
 def _topic_texts(topics: pd.DataFrame) -> list[str]:

@@ -36,14 +36,13 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from pooljudge.annotate.review_records import ReviewCertificate, ReviewSettings, ReviewTopicState
 from pooljudge.pooling.stopping import (
     hypergeometric_p,
     knee_stop,
     relevant_interval,
     target_sample_size,
 )
-
-from pooljudge.annotate.review_records import ReviewCertificate, ReviewSettings, ReviewTopicState
 
 __all__ = ["RELEVANT", "Decision", "Topic", "decide", "next_batch"]
 

@@ -75,9 +75,10 @@ def hypergeometric_p(labels: np.ndarray, n_docs: int, target: float = 0.95, *,
     p = min_n p_n, over n ≤ ``window`` when given (the last ``window`` labels are a uniform
     random sample of what was unjudged before them: the test is then exact, no assumption on
     the ranker; ``window`` 0 → 1.0). Edge cases: no judgments → 1.0; K_n > N_n (the urn
-    cannot hold that many relevant documents, H0 impossible) → p_n = 0. The test is exact when the sample is a
-    uniform random sample of the urn; over a ranker's last n documents (as BUSCAR does) it
-    assumes the ranker's tail is no poorer in relevant documents than a random draw.
+    cannot hold that many relevant documents, H0 impossible) → p_n = 0. The test is exact
+    when the sample is a uniform random sample of the urn; over a ranker's last n documents
+    (as BUSCAR does) it assumes the ranker's tail is no poorer in relevant documents than a
+    random draw.
     """
     from scipy.stats import hypergeom
 

@@ -53,19 +53,6 @@ from pooljudge.annotate.store.campaigns import (
     list_campaigns,
 )
 from pooljudge.annotate.store.check import consistency_problems
-from pooljudge.annotate.store.review import (
-    certificates,
-    certify,
-    end_sample,
-    review_labels,
-    review_pairs,
-    review_settings,
-    review_texts,
-    review_topics,
-    start_review,
-    start_sample,
-    write_ranking,
-)
 from pooljudge.annotate.store.engine import (
     DEFAULT_URL,
     database_url,
@@ -101,6 +88,21 @@ from pooljudge.annotate.store.progress_counters import (
     progress,
     time_left,
     topic_pairs,
+)
+from pooljudge.annotate.store.review import (
+    certificates,
+    certify,
+    end_sample,
+    review_labels,
+    review_pairs,
+    review_settings,
+    review_status_of,
+    review_texts,
+    review_topic_of,
+    review_topics,
+    start_review,
+    start_sample,
+    write_ranking,
 )
 from pooljudge.annotate.store.samples import SAMPLE_COLUMNS, SplitPool, pool_sample, split_sample
 from pooljudge.annotate.store.stats import (
@@ -204,7 +206,9 @@ __all__ = [
     "review_labels",
     "review_pairs",
     "review_settings",
+    "review_status_of",
     "review_texts",
+    "review_topic_of",
     "review_topics",
     "run_ranks",
     "session_scope",

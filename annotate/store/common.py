@@ -52,9 +52,9 @@ ZERO = sa.literal_column("0")
 def _recount_slots() -> sa.Update:
     """``pair.open_slots`` set anew from its definition for the pair ``:pid``: max(K −
     ``pair.judged`` − claims on it, 0), and 0 in a certified review topic (its queue is
-    closed, :mod:`pooljudge.annotate.store.review`). Used wherever a claim ends (lease over, skip, annotator
-    removed), instead of adding the slot back: the pair may have got its K judgments meanwhile
-    (by import), and then no slot may reopen."""
+    closed, :mod:`pooljudge.annotate.store.review`). Used wherever a claim ends (lease over,
+    skip, annotator removed), instead of adding the slot back: the pair may have got its K
+    judgments meanwhile (by import), and then no slot may reopen."""
     pair, claim, campaign = Pair.__table__, Claim.__table__, Campaign.__table__
     claims = sa.select(sa.func.count()).where(claim.c.pair_id == pair.c.id).scalar_subquery()
     overlap = (sa.select(campaign.c.overlap).where(campaign.c.id == pair.c.campaign_id)

@@ -56,12 +56,12 @@ from sqlmodel import Session
 from pooljudge.errors import InputError
 
 __all__ = ["certificates", "certify", "end_sample", "review_labels", "review_pairs",
-           "review_settings", "review_texts", "review_topics", "start_review", "start_sample",
-           "write_ranking"]
+           "review_settings", "review_status_of", "review_texts", "review_topic_of",
+           "review_topics", "start_review", "start_sample", "write_ranking"]
 
 _P, _J, _A, _RT = Pair.__table__, Judgment.__table__, Annotator.__table__, ReviewTopic.__table__
-_LOCK_TOPIC = (sa.select(_RT.c.phase, _RT.c.ranked_count).where(_RT.c.topic_id == sa.bindparam("tid"))
-               .with_for_update())
+_LOCK_TOPIC = (sa.select(_RT.c.phase, _RT.c.ranked_count)
+               .where(_RT.c.topic_id == sa.bindparam("tid")).with_for_update())
 
 
 def start_review(session: Session, *, campaign: str, rule: str, target: float, alpha: float,
@@ -92,6 +92,23 @@ def review_settings(session: Session, *, campaign_id: int) -> ReviewSettings | N
                                                    row.alpha, row.seed)
 
 
+def review_topic_of(session: Session, *, pair_id: int) -> tuple[int, int] | None:
+    """(campaign id, topic id) of the pair's review topic; None when it is not under review."""
+    row = session.execute(
+        sa.select(_RT.c.campaign_id, _RT.c.topic_id).join(_P, _P.c.topic_id == _RT.c.topic_id)
+        .where(_P.c.id == pair_id)).first()
+    return None if row is None else (row[0], row[1])
+
+
+def review_status_of(session: Session, *, pair_id: int) -> tuple[str, str] | None:
+    """(rule, phase) of the pair's review topic; None when it is not under review."""
+    rv = Review.__table__
+    row = session.execute(
+        sa.select(rv.c.rule, _RT.c.phase).join(_RT, _RT.c.campaign_id == rv.c.campaign_id)
+        .join(_P, _P.c.topic_id == _RT.c.topic_id).where(_P.c.id == pair_id)).first()
+    return None if row is None else (row[0], row[1])
+
+
 def review_topics(session: Session, *, campaign_id: int) -> list[ReviewTopicState]:
     """Every topic's review state, by topic key."""
     rows = session.execute(
@@ -103,7 +120,8 @@ def review_topics(session: Session, *, campaign_id: int) -> list[ReviewTopicStat
 
 def review_texts(session: Session, *, campaign_id: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(documents, topics) of the campaign for CAL's features: documents (document_id, doc,
-    title, text = title and text) by id; topics (topic_id, topic, text = title, description and narrative)."""
+    title, text = title and text) by id; topics (topic_id, topic, text = title, description
+    and narrative)."""
     docs = pd.DataFrame(session.execute(
         sa.select(Document.id, Document.key, Document.title, Document.text)
         .where(Document.campaign_id == campaign_id).order_by(Document.id)).all(),

@@ -20,7 +20,7 @@ from pooljudge.annotate.consensus import Policy, consensus_qrels
 from pooljudge.annotate.consensus_policies import PLAIN_POLICIES
 from pooljudge.annotate.records import CampaignInfo
 from pooljudge.annotate.store import PACE, session_scope, time_left
-from pooljudge.annotate.ui import keys, session
+from pooljudge.annotate.ui import keys, review_view, session
 from pooljudge.annotate.ui.annotator_stats import render_annotator_stats
 from pooljudge.annotate.ui.judge_stats import time_left_text
 from pooljudge.annotate.ui.render import duration_text, md_escape
@@ -96,6 +96,7 @@ def render_overview(engine: Engine, campaign: CampaignInfo) -> None:
     c.metric("Judgments in the last active hour", left.last_hour)
     d.metric(f"Time left {PACE}", duration_text(left.hours))
     st.caption(time_left_text(left) + ".")
+    review_view.render_review(engine, campaign)
     st.subheader("By topic")
     st.dataframe(topics.assign(share=topics["judgments_done"] / topics["judgments_needed"]),
                  hide_index=True, column_config={"share": st.column_config.ProgressColumn(
