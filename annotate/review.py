@@ -37,7 +37,7 @@ from pooljudge.annotate.campaigns import (
     plan_campaign,
     store_campaign,
 )
-from pooljudge.annotate.review_records import STOP_RULES
+from pooljudge.annotate.review_records import STOP_RULES, ReviewCertificate, ReviewTopicState
 from pooljudge.annotate.review_rules import Decision, Topic, decide, next_batch
 from pooljudge.pooling.cal import CalRanker, collection_features
 from pooljudge.pooling.pool import build_pool
@@ -46,7 +46,8 @@ from sqlalchemy.orm import Session
 
 from pooljudge.errors import InputError
 
-__all__ = ["create_review", "features", "plan_review", "update_campaign", "update_topic"]
+__all__ = ["create_review", "features", "plan_review", "review_table", "update_campaign",
+           "update_topic"]
 
 DEFAULT_DEPTH = 1000  # run ranks kept to seed the first ranking
 
@@ -247,3 +248,27 @@ def _ranking(engine: Engine, topic: Topic, decision: Decision) -> np.ndarray:
     rank = np.asarray(decision.rank, dtype=np.int64)
     rows = doc_ids.get_indexer(pairs.loc[rank, "document_id"])
     return rank[np.lexsort((rank, -scores[rows]))]
+
+
+_PHASE = {"rank": "ranked review", "sample": "random sample", "certified": "certified"}
+
+
+def review_table(states: list[ReviewTopicState], certificates: list[ReviewCertificate]
+                 ) -> pd.DataFrame:
+    """One row per topic: phase and documents, then the certificate's figures (empty without
+    one): reviewed, relevant_found, sample, sample_relevant, remaining (estimated relevant not
+    found) and its interval, p_value, judgments (the count it rests on), stale."""
+    by_topic = {c.topic: c for c in certificates}
+    rows = []
+    for state in states:
+        c = by_topic.get(state.topic)
+        row = {"topic": state.topic, "phase": _PHASE[state.phase], "documents": state.n_docs}
+        if c is not None:
+            row |= {"reviewed": c.reviewed, "relevant_found": c.relevant_found,
+                    "sample": c.sample_size, "sample_relevant": c.sample_relevant,
+                    "remaining": c.remaining,
+                    "interval": (None if c.remaining_low is None
+                                 else f"{c.remaining_low}-{c.remaining_high}"),
+                    "p_value": c.p_value, "judgments": len(c.judgments), "stale": c.stale}
+        rows.append(row)
+    return pd.DataFrame(rows)

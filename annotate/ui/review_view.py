@@ -7,38 +7,14 @@ it was written is marked stale. Topic ids render as dataframe cells (literal tex
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 from pooljudge.annotate import store
 from pooljudge.annotate.records import CampaignInfo
-from pooljudge.annotate.review_records import ReviewCertificate, ReviewTopicState
+from pooljudge.annotate.review import review_table
 from pooljudge.annotate.store import session_scope
 from sqlalchemy import Engine
 
-__all__ = ["render_review", "review_table"]
-
-_PHASE = {"rank": "ranked review", "sample": "random sample", "certified": "certified"}
-
-
-def review_table(states: list[ReviewTopicState], certificates: list[ReviewCertificate]
-                 ) -> pd.DataFrame:
-    """One row per topic: phase, then the certificate's figures (empty without one)."""
-    by_topic = {c.topic: c for c in certificates}
-    rows = []
-    for state in states:
-        c = by_topic.get(state.topic)
-        row = {"topic": state.topic, "phase": _PHASE[state.phase], "documents": state.n_docs}
-        if c is not None:
-            row |= {"reviewed": c.reviewed, "relevant found": c.relevant_found,
-                    "sample": c.sample_size, "sample relevant": c.sample_relevant,
-                    "relevant remaining": c.remaining,
-                    "interval": (None if c.remaining_low is None
-                                 else f"{c.remaining_low}–{c.remaining_high}"),
-                    "p-value": c.p_value, "judgments": len(c.judgments),
-                    "stale": c.stale}
-        rows.append(row)
-    return pd.DataFrame(rows)
-
+__all__ = ["render_review"]
 
 def render_review(engine: Engine, campaign: CampaignInfo) -> None:
     """The section, or nothing when ``campaign`` is not a review."""

@@ -87,6 +87,10 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    reviews = op.get_bind().execute(sa.text("SELECT COUNT(*) FROM review")).scalar_one()
+    if reviews:
+        raise RuntimeError(f"cannot downgrade below 0012: {reviews} review campaigns (their "
+                           "phases, samples and certificates) would be lost; delete them first")
     op.drop_index("ix_certificate_campaign_id", table_name="certificate")
     op.drop_table("certificate")
     op.drop_index("ix_review_sample_topic_id", table_name="review_sample")
