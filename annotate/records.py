@@ -18,6 +18,8 @@ __all__ = [
     "JUDGMENT_STATUSES",
     "MAX_LABELS",
     "MAX_MIN_DWELL_MS",
+    "REVIEW_PHASES",
+    "STOP_RULES",
     "AnnotatorInfo",
     "CampaignInfo",
     "JudgmentRecord",
@@ -34,6 +36,10 @@ ASSIGN_MODES = ("pair", "topic")
 JUDGMENT_KINDS = ("judgment", "adjudication")
 JUDGMENT_STATUSES = ("label", "withdrawn", "cannot_judge")
 JUDGMENT_SOURCES = ("human", "import", "automatic")
+# A review campaign's stopping rules, and its topics' phases (rank: the queue is the active
+# learner's ranking; sample: a uniform random sample; certified: stopped, queue closed).
+STOP_RULES = ("hypergeometric", "target", "knee")
+REVIEW_PHASES = ("rank", "sample", "certified")
 # A scale has at most this many labels: an annotator picks one by a key press or a button.
 MAX_LABELS = 100
 

@@ -37,7 +37,8 @@ from pooljudge.annotate.campaigns import (
     plan_campaign,
     store_campaign,
 )
-from pooljudge.annotate.review_records import STOP_RULES, ReviewCertificate, ReviewTopicState
+from pooljudge.annotate.records import STOP_RULES
+from pooljudge.annotate.review_records import ReviewCertificate, ReviewTopicState
 from pooljudge.annotate.review_rules import Decision, Topic, decide, next_batch
 from pooljudge.pooling.cal import CalRanker, collection_features
 from pooljudge.pooling.pool import build_pool

@@ -1,4 +1,5 @@
-"""Plain values of review campaigns: settings, a topic's review state, a certificate.
+"""Plain values of review campaigns: settings, a topic's review state, a certificate (the
+value sets, rules and phases, are :mod:`pooljudge.annotate.records`').
 
 Exchanged by the store (:mod:`pooljudge.annotate.store.review`), the review service
 (:mod:`pooljudge.annotate.review`), the app and the command line. Light: no numpy, no pandas.
@@ -8,11 +9,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-__all__ = ["PHASES", "STOP_RULES", "ReviewCertificate", "ReviewSettings", "ReviewTopicState"]
-
-STOP_RULES = ("hypergeometric", "target", "knee")
-# rank: the queue is the CAL ranking; sample: a uniform random sample; certified: stopped.
-PHASES = ("rank", "sample", "certified")
+__all__ = ["ReviewCertificate", "ReviewSettings", "ReviewTopicState"]
 
 
 @dataclass(frozen=True)

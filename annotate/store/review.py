@@ -33,8 +33,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 import sqlalchemy as sa
+from pooljudge.annotate.records import STOP_RULES
 from pooljudge.annotate.review_records import (
-    STOP_RULES,
     ReviewCertificate,
     ReviewSettings,
     ReviewTopicState,

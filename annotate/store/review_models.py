@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pooljudge.annotate.review_records import PHASES, STOP_RULES
+from pooljudge.annotate.records import REVIEW_PHASES, STOP_RULES
 from sqlalchemy import CheckConstraint, Column, DateTime, Index, Text
 from sqlmodel import Field, SQLModel
 
@@ -39,7 +39,7 @@ class ReviewTopic(SQLModel, table=True):
 
     __tablename__ = "review_topic"
     __table_args__ = (
-        CheckConstraint(_one_of("phase", PHASES), name="ck_review_topic_phase"),
+        CheckConstraint(_one_of("phase", REVIEW_PHASES), name="ck_review_topic_phase"),
         Index("ix_review_topic_campaign_id", "campaign_id"),
     )
 

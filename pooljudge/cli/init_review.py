@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from pooljudge.annotate.review_records import STOP_RULES
+from pooljudge.annotate.records import STOP_RULES
 from pooljudge.errors import UsageError
 
 if TYPE_CHECKING:
