@@ -10,11 +10,11 @@ random sample.
 
 Afterwards :func:`update_topic` moves a topic on by the steps of
 :mod:`pooljudge.annotate.review_rules`: retrain CAL (:class:`pooljudge.pooling.cal.CalRanker`)
-once a BMI batch of labels is in and store the new ranking, switch the queue to a random sample,
-end the target method's sample, certify. Each step reads the topic in one read-only
-transaction, computes *outside* any transaction, and writes in one short transaction that
-discards an outdated result (:mod:`pooljudge.annotate.store.review`). It never runs in a
-claim or a label's transaction: the judging page hands the topic to
+once a BMI batch of labels is in and store the new ranking's front (:func:`_front`), switch the
+queue to a random sample, end the target method's sample, certify. Each step reads the topic in
+one read-only transaction, computes *outside* any transaction, and writes in one short
+transaction that discards an outdated result (:mod:`pooljudge.annotate.store.review`). It never
+runs in a claim or a label's transaction: the judging page hands the topic to
 :mod:`pooljudge.annotate.review_worker` after its label is stored, and the annotator goes on
 with the stored ranking meanwhile. The tf-idf features are computed once per campaign and
 process (:func:`features`).
@@ -51,6 +51,7 @@ __all__ = ["create_review", "features", "plan_review", "review_table", "update_c
            "update_topic"]
 
 DEFAULT_DEPTH = 1000  # run ranks kept to seed the first ranking
+FRONT = 200  # a retrain moves at least this many of its best pairs to the topic's front
 
 
 def plan_review(settings: CampaignSettings, *, topics: pd.DataFrame, documents: pd.DataFrame,
@@ -216,7 +217,7 @@ def _apply(engine: Engine, topic: Topic, decision: Decision) -> bool:
         batch = next_batch(topic.state.batch)
         trained = len(decision.train)
         args |= {"pair_ids": _ranking(engine, topic, decision), "trained": trained,
-                 "due": trained + batch, "batch": batch}
+                 "due": trained + batch, "batch": batch, "front": _front(settings.rule, batch)}
         write = store.write_ranking
     elif decision.action == "sample":
         args["seed"] = _seed(settings.seed, tid, topic.newest)
@@ -230,6 +231,14 @@ def _apply(engine: Engine, topic: Topic, decision: Decision) -> bool:
         write = store.certify
     with store.session_scope(engine) as session:
         return bool(write(session, **args))
+
+
+def _front(rule: str, batch: int) -> int | None:
+    """How much of a new ranking is written: max(:data:`FRONT`, 4 × the next batch) pairs,
+    enough for the batch judged before the next retrain (the rest of the queue keeps the order
+    of earlier rankings, so a retrain writes few rows and holds its lock briefly); the whole
+    ranking for the target rule, whose stop reads where the sample's documents rank."""
+    return None if rule == "target" else max(FRONT, 4 * batch)
 
 
 def _ranking(engine: Engine, topic: Topic, decision: Decision) -> np.ndarray:

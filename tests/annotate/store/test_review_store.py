@@ -202,3 +202,23 @@ def test_start_review_refuses_bad_settings(engine, make_campaign):
         store.start_review(session, campaign=name, rule="knee", target=0.9, alpha=0.1, seed=0)
     with session_scope(engine) as session, pytest.raises(InputError, match="already a review"):
         store.start_review(session, campaign=name, rule="knee", target=0.9, alpha=0.1, seed=0)
+
+
+def test_a_ranking_front_moves_only_its_pairs_and_those_they_displace(engine):
+    _, cid, _ = make_review(engine, "knee")
+    tid = topic_ids(engine, cid)["t1"]
+    with session_scope(engine, readonly=True) as session:
+        before = store.review_pairs(session, topic_id=tid).set_index("pair_id")["queue_pos"]
+    queue = before.sort_values().index.to_numpy()
+    wanted = np.r_[queue[-1], queue[5], queue[0], queue[1:5]]  # two new leaders, then others
+    with session_scope(engine) as session:
+        assert store.write_ranking(session, topic_id=tid, pair_ids=wanted, trained=1, due=3,
+                                   batch=2, front=2)
+    with session_scope(engine, readonly=True) as session:
+        after = store.review_pairs(session, topic_id=tid).set_index("pair_id")["queue_pos"]
+    moved = after[after != before]
+    slots = before.sort_values().to_numpy()
+    assert after.sort_values().index[:2].tolist() == [queue[-1], queue[5]]
+    # the displaced first two take the places the leaders left, in queue order
+    assert (after[queue[0]], after[queue[1]]) == (slots[5], slots[-1])
+    assert sorted(moved.index) == sorted([queue[-1], queue[5], queue[0], queue[1]])
