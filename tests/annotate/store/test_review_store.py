@@ -222,3 +222,29 @@ def test_a_ranking_front_moves_only_its_pairs_and_those_they_displace(engine):
     # the displaced first two take the places the leaders left, in queue order
     assert (after[queue[0]], after[queue[1]]) == (slots[5], slots[-1])
     assert sorted(moved.index) == sorted([queue[-1], queue[5], queue[0], queue[1]])
+
+
+def test_two_servers_retraining_at_once_store_one_ranking(engine):
+    """As two server processes' threads would: both read the same labels and train; the
+    second write finds the ranking already trained on as many labels and is discarded."""
+    import threading
+
+    _, cid, ann = make_review(engine, "knee")
+    [(topic, _doc)] = judge(engine, ann, cid, limit=1, update=False)
+    tid = topic_ids(engine, cid)[topic]
+    barrier, results = threading.Barrier(2), []
+
+    def server() -> None:
+        barrier.wait()
+        results.append(update_topic(engine, campaign_id=cid, topic_id=tid, steps=1))
+
+    threads = [threading.Thread(target=server) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    flat = sorted(step for steps in results for step in steps)
+    assert flat in (["retrain"], ["retrain", "retrain discarded"])
+    with session_scope(engine, readonly=True) as session:
+        state = next(t for t in store.review_topics(session, campaign_id=cid) if t.topic_id == tid)
+    assert (state.ranked_count, state.due_count) == (1, 3)
