@@ -188,7 +188,7 @@ def update_topic(engine: Engine, *, campaign_id: int, topic_id: int, steps: int 
 
 
 def update_campaign(engine: Engine, *, campaign_id: int) -> dict[str, list[str]]:
-    """:func:`update_topic` for every topic of a review (e.g. after an import); by topic key."""
+    """:func:`update_topic` for every topic of a review (when no server did); by topic key."""
     with store.session_scope(engine, readonly=True) as session:
         topics = store.review_topics(session, campaign_id=campaign_id)
     return {t.topic: update_topic(engine, campaign_id=campaign_id, topic_id=t.topic_id)

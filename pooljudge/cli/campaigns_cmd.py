@@ -52,7 +52,7 @@ def _register_campaigns(subparsers: Subcommands) -> None:
         "review", help="a review campaign: move every topic on now, show phases and certificates",
         description="Bring a review campaign's topics up to date with their judgments (retrain "
                     "the active learner, switch to a random sample, certify: what the server "
-                    "does in the background after each label; needed after `judgments import`), "
+                    "does in the background after each label; people's labels only), "
                     "then print each topic's phase and certificate.")
     review.add_argument("campaign", metavar="CAMPAIGN", help="the campaign's name")
     review.add_argument("--format", choices=("table", "tsv"), default="table", help=FORMAT_HELP)
