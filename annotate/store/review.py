@@ -60,6 +60,7 @@ __all__ = ["certificates", "certify", "end_sample", "review_labels", "review_pai
            "review_topics", "start_review", "start_sample", "write_ranking"]
 
 _P, _J, _A, _RT = Pair.__table__, Judgment.__table__, Annotator.__table__, ReviewTopic.__table__
+_CHUNK = 10_000  # judgment ids looked up per statement
 _LOCK_TOPIC = (sa.select(_RT.c.phase, _RT.c.ranked_count)
                .where(_RT.c.topic_id == sa.bindparam("tid")).with_for_update())
 
@@ -322,11 +323,11 @@ def certificates(session: Session, *, campaign_id: int) -> list[ReviewCertificat
 def _read(session: Session, row: Certificate, key: str) -> ReviewCertificate:
     ids = tuple(int(i) for i in json.loads(row.judgments))
     newer = _J.alias("newer")
-    current = session.execute(
-        sa.select(_J.c.id, _J.c.label, sa.exists().where(
-            newer.c.pair_id == _J.c.pair_id, newer.c.annotator_id == _J.c.annotator_id,
-            newer.c.kind == _J.c.kind, newer.c.version > _J.c.version))
-        .where(_J.c.id.in_(ids))).all() if ids else []
+    query = sa.select(_J.c.id, _J.c.label, sa.exists().where(
+        newer.c.pair_id == _J.c.pair_id, newer.c.annotator_id == _J.c.annotator_id,
+        newer.c.kind == _J.c.kind, newer.c.version > _J.c.version))
+    current = [r for i in range(0, len(ids), _CHUNK)  # SQLite caps a statement's parameters
+               for r in session.execute(query.where(_J.c.id.in_(ids[i:i + _CHUNK]))).all()]
     superseded = any(r[2] for r in current)
     found = {r[0]: r[1] for r in current}
     stale = (superseded or len(found) != len(ids) or len(ids) != row.judgment_count
