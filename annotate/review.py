@@ -23,6 +23,7 @@ process (:func:`features`).
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -43,7 +44,7 @@ from pooljudge.annotate.review_rules import Decision, Topic, decide, next_batch
 from pooljudge.pooling.cal import CalRanker, collection_features
 from pooljudge.pooling.pool import build_pool
 from sqlalchemy import Engine
-from sqlalchemy.orm import Session
+from sqlmodel import Session
 
 from pooljudge.errors import InputError
 
@@ -213,9 +214,10 @@ def _apply(engine: Engine, topic: Topic, decision: Decision) -> bool:
     """Compute what ``decision`` needs (outside any transaction), then write it in one."""
     tid, settings = topic.state.topic_id, topic.settings
     args: dict[str, Any] = {"topic_id": tid}
+    write: Callable[..., object]
     if decision.action == "retrain":
         batch = next_batch(topic.state.batch)
-        trained = len(decision.train)
+        trained = 0 if decision.train is None else len(decision.train)
         args |= {"pair_ids": _ranking(engine, topic, decision), "trained": trained,
                  "due": trained + batch, "batch": batch, "front": _front(settings.rule, batch)}
         write = store.write_ranking

@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -326,8 +327,9 @@ def _read(session: Session, row: Certificate, key: str) -> ReviewCertificate:
     query = sa.select(_J.c.id, _J.c.label, sa.exists().where(
         newer.c.pair_id == _J.c.pair_id, newer.c.annotator_id == _J.c.annotator_id,
         newer.c.kind == _J.c.kind, newer.c.version > _J.c.version))
-    current = [r for i in range(0, len(ids), _CHUNK)  # SQLite caps a statement's parameters
-               for r in session.execute(query.where(_J.c.id.in_(ids[i:i + _CHUNK]))).all()]
+    current: list[Any] = [  # in chunks: SQLite caps a statement's parameters
+        r for i in range(0, len(ids), _CHUNK)
+        for r in session.execute(query.where(_J.c.id.in_(ids[i:i + _CHUNK]))).all()]
     superseded = any(r[2] for r in current)
     found = {r[0]: r[1] for r in current}
     stale = (superseded or len(found) != len(ids) or len(ids) != row.judgment_count
