@@ -32,6 +32,7 @@ from pooljudge.annotate.store.assignment import next_pair, release_expired, skip
 from pooljudge.annotate.store.autojudge import (
     auto_failures,
     auto_judge,
+    pair_runs,
     pair_views,
     pairs_for_judge,
     record_auto_failure,
@@ -79,6 +80,27 @@ from pooljudge.annotate.store.judgments import (
     recent_seconds,
     record_judgment,
 )
+from pooljudge.annotate.store.nugget_assignments import (
+    CELL_COLUMNS,
+    import_nugget_assignments,
+    nugget_cells,
+    record_nugget_assignment,
+)
+from pooljudge.annotate.store.nugget_edits import (
+    NUGGET_EDITORS,
+    add_nugget,
+    delete_nugget,
+    edit_nugget,
+    merge_nuggets,
+)
+from pooljudge.annotate.store.nuggets import (
+    NUGGET_COLUMNS,
+    import_nuggets,
+    nugget_bank,
+    nugget_history,
+    nuggets_frame,
+    topic_titles,
+)
 from pooljudge.annotate.store.pairs import pair_by_key
 from pooljudge.annotate.store.peek import peek_next_pair
 from pooljudge.annotate.store.progress_counters import (
@@ -88,6 +110,12 @@ from pooljudge.annotate.store.progress_counters import (
     progress,
     time_left,
     topic_pairs,
+)
+from pooljudge.annotate.store.rag_answers import (
+    ANSWER_FRAME_COLUMNS,
+    answer_texts,
+    import_rag_answers,
+    rag_answers_frame,
 )
 from pooljudge.annotate.store.review import (
     certificates,
@@ -128,7 +156,11 @@ from pooljudge.annotate.store.undo import (
 )
 
 __all__ = [
+    "ANSWER_FRAME_COLUMNS",
+    "CELL_COLUMNS",
     "DEFAULT_URL",
+    "NUGGET_COLUMNS",
+    "NUGGET_EDITORS",
     "PACE",
     "SAMPLE_COLUMNS",
     "SESSION_HOURS",
@@ -147,8 +179,10 @@ __all__ = [
     "add_annotator",
     "add_annotator_term",
     "add_label_source",
+    "add_nugget",
     "annotator_id",
     "annotator_progress",
+    "answer_texts",
     "authenticate",
     "authorize",
     "auto_failures",
@@ -166,6 +200,8 @@ __all__ = [
     "consistency_problems",
     "create_campaign",
     "database_url",
+    "delete_nugget",
+    "edit_nugget",
     "end_login_session",
     "end_sample",
     "get_campaign",
@@ -175,31 +211,42 @@ __all__ = [
     "highlight_terms",
     "history",
     "import_judgments",
+    "import_nugget_assignments",
+    "import_nuggets",
+    "import_rag_answers",
     "judgment_times",
     "judgments_frame",
     "list_annotators",
     "list_campaigns",
     "login",
+    "merge_nuggets",
     "migrate",
     "migration_config",
     "move_to_front",
     "needs_guidelines",
     "next_pair",
+    "nugget_bank",
+    "nugget_cells",
+    "nugget_history",
+    "nuggets_frame",
     "open_engine",
     "others_labels",
     "pair_by_key",
+    "pair_runs",
     "pair_view",
     "pair_views",
     "pairs_for_judge",
     "peek_next_pair",
     "pool_sample",
     "progress",
+    "rag_answers_frame",
     "recent_judgment_rows",
     "recent_judgments",
     "recent_seconds",
     "record_auto_failure",
     "record_auto_judgment",
     "record_judgment",
+    "record_nugget_assignment",
     "release_expired",
     "remove_annotator",
     "remove_annotator_term",
@@ -226,6 +273,7 @@ __all__ = [
     "suggestions_shown",
     "time_left",
     "topic_pairs",
+    "topic_titles",
     "withdraw_last",
     "withdrawal",
     "write_ranking",

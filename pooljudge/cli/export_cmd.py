@@ -19,6 +19,12 @@ from pooljudge.annotate.consensus_policies import (
     TIES_HELP,
 )
 from pooljudge.cli import Subcommands
+from pooljudge.cli.export_settled import (
+    add_undecided_option,
+    check_undecided,
+    settled_lines,
+    with_undecided,
+)
 from pooljudge.cli.inputs import open_database
 from pooljudge.cli.options import add_db_option, described, int_range
 from pooljudge.errors import InputError, UsageError
@@ -51,6 +57,7 @@ def register(subparsers: Subcommands) -> None:
                              f"{described(POLICY_HELP)}")
     export.add_argument("--ties", choices=TIES, default=DEFAULT_TIES,
                         help=f"majority ties (default: {DEFAULT_TIES}): {described(TIES_HELP)}")
+    add_undecided_option(export)
     export.add_argument("--binarize", type=int_range(), metavar="T",
                         help="write 1 for a decided label >= T, else 0")
     export.add_argument("--gold", metavar="SOURCE",
@@ -140,12 +147,13 @@ def load_campaign(args: argparse.Namespace) -> _Loaded:
 
 def _export(args: argparse.Namespace) -> int:
     from pooljudge.annotate.campaigns import sampled_export
-    from pooljudge.annotate.consensus import consensus_qrels
+    from pooljudge.annotate.consensus import settle
     from pooljudge.annotate.consensus_policies import Policy
     from pooljudge.formats.certificates import write_certificates
     from pooljudge.formats.trec import write_prels, write_qrels
 
-    policy = Policy.parse(args.policy, ties=args.ties, binarize=args.binarize, gold=args.gold)
+    policy = with_undecided(Policy.parse(args.policy, ties=args.ties, binarize=args.binarize,
+                                         gold=args.gold), args.undecided)
     for option, given in (("--soft-qrels", args.soft_qrels), ("--competence", args.competence)):
         if given is not None and policy.name not in MODEL_POLICIES:
             raise UsageError(f"{option}: only with a model policy ({', '.join(MODEL_POLICIES)})")
@@ -175,7 +183,9 @@ def _export(args: argparse.Namespace) -> int:
         raise InputError(f"campaign {args.campaign} has no judgments to export"
                          + (f" ({len(answers)} \"I can't judge this\" answers only)"
                             if len(answers) else ""))
-    qrels, votes = consensus_qrels(frame, scale, policy)
+    settlement = settle(frame, scale, policy)
+    check_undecided(settlement, args.undecided, args.campaign)
+    qrels, votes = settlement.qrels, settlement.provenance
     judged = len(qrels)
     sampled = None if sample is None else sampled_export(qrels, sample)
     with ExitStack() as files:  # renamed on leaving, in reverse order; an error: none is
@@ -198,7 +208,8 @@ def _export(args: argparse.Namespace) -> int:
           + (f"; {left_out} left out, see the provenance" if left_out else "")
           + _answers_note(len(answers), args.cannot_judge)
           + _sample_note(sample, prels)
-          + _certificates_note(certificates, args.certificates), file=sys.stderr)
+          + _certificates_note(certificates, args.certificates),
+          *settled_lines(settlement), sep="\n", file=sys.stderr)
     return 0
 
 

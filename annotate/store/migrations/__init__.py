@@ -51,4 +51,8 @@ stopping rule, target recall, alpha, seed); ``review_topic`` holds each topic's 
 retrain's; ``review_sample`` a topic's random sample in draw order; ``certificate`` why a topic
 stopped and the judgment ids it rests on (with their SHA-256 digest). In a certified topic every
 ``pair.open_slots`` is 0 (its queue is closed; see :mod:`pooljudge.annotate.store.review`).
+Nuggets (revision 0013): ``nugget`` (banks per topic, never deleted: a state), ``nugget_event``
+(their history), ``rag_answer`` and ``answer_sentence`` (RAG answers and their cited sentences),
+``nugget_assignment`` (assessors' labels of (answer, nugget) cells, append-only); their
+invariants are in :mod:`pooljudge.annotate.store.nugget_models`.
 """

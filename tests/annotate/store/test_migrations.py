@@ -315,3 +315,29 @@ def test_0012_downgrade_refuses_to_drop_a_review(fresh_db_url):
             assert connection.execute(sa.text("SELECT COUNT(*) FROM review_topic")).scalar() == 2
     finally:
         engine.dispose()
+
+
+def test_0013_adds_nugget_tables_goes_back_empty_and_refuses_to_drop_nuggets(fresh_db_url):
+    from pooljudge.annotate.store import import_nuggets, nugget_bank
+
+    from pooljudge.formats.nuggets import NuggetRow
+
+    before = ScriptDirectory.from_config(migration_config()).get_revision("0013").down_revision
+    tables = {"nugget", "nugget_event", "rag_answer", "answer_sentence", "nugget_assignment"}
+    engine = open_engine(fresh_db_url)
+    try:
+        ids = _judged_campaign(engine)
+        migrate(engine, before, downgrade=True)
+        assert not tables & set(sa.inspect(engine).get_table_names())
+        migrate(engine, "head")
+        assert tables <= set(sa.inspect(engine).get_table_names())
+        with session_scope(engine) as session:  # the older data is intact and usable
+            assert next_pair(session, annotator_id=ids["ann"]) is not None
+            name = session.execute(sa.text("SELECT name FROM campaign")).scalar()
+            import_nuggets(session, campaign=name, rows=[NuggetRow("t0", "a fact", "vital")])
+        with pytest.raises(RuntimeError, match="table nugget_event holds 1 rows"):
+            migrate(engine, before, downgrade=True)
+        with session_scope(engine, readonly=True) as session:
+            assert [n.text for n in nugget_bank(session, campaign=name)] == ["a fact"]
+    finally:
+        engine.dispose()
