@@ -23,6 +23,8 @@ __all__ = [
     "NUGGET_IMPORTANCES",
     "NUGGET_LABELS",
     "NUGGET_STATES",
+    "REVIEW_PHASES",
+    "STOP_RULES",
     "AnnotatorInfo",
     "CampaignInfo",
     "JudgmentRecord",
@@ -40,6 +42,10 @@ ASSIGN_MODES = ("pair", "topic")
 JUDGMENT_KINDS = ("judgment", "adjudication")
 JUDGMENT_STATUSES = ("label", "withdrawn", "cannot_judge")
 JUDGMENT_SOURCES = ("human", "import", "automatic")
+# A review campaign's stopping rules, and its topics' phases (rank: the queue is the active
+# learner's ranking; sample: a uniform random sample; certified: stopped, queue closed).
+STOP_RULES = ("hypergeometric", "target", "knee")
+REVIEW_PHASES = ("rank", "sample", "certified")
 # Nuggets (revision 0013): a nugget's importance, state and author kind, what its history
 # records, and the three-level assignment scale of an answer against a nugget (nuggetizer's
 # names, lowest first: the position is the ordinal code agreement uses).

@@ -17,7 +17,7 @@ import streamlit as st
 from pooljudge.annotate import store
 from pooljudge.annotate.records import CampaignInfo
 from pooljudge.annotate.store import PACE, session_scope, time_left
-from pooljudge.annotate.ui import keys, session
+from pooljudge.annotate.ui import keys, review_view, session
 from pooljudge.annotate.ui.annotator_stats import render_annotator_stats
 from pooljudge.annotate.ui.judge_stats import time_left_text
 from pooljudge.annotate.ui.render import duration_text, md_escape
@@ -96,6 +96,7 @@ def render_overview(engine: Engine, campaign: CampaignInfo) -> None:
              help="judgments of all annotators in the last hour with one")
     d.metric("Time left", duration_text(left.hours), help=PACE)
     st.caption(time_left_text(left) + ".")
+    review_view.render_review(engine, campaign)
     st.subheader("By topic")
     shares = topics.assign(share=topics["judgments_done"] / topics["judgments_needed"])
     show_table(shares, _TOPIC_LABELS, column_config={"Done": st.column_config.ProgressColumn(

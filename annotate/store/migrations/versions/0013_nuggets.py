@@ -6,7 +6,7 @@ New tables only (``nugget``, ``nugget_event``, ``rag_answer``, ``answer_sentence
 rows.
 
 Revision ID: 0013
-Revises: 0011
+Revises: 0012
 Create Date: 2026-12-05 00:00:00
 """
 
@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0013"
-down_revision: str | None = "0011"
+down_revision: str | None = "0012"
 branch_labels = None
 depends_on = None
 
