@@ -1,8 +1,7 @@
-"""Rank correlations with bootstrap intervals: tau_AP-b and tau_GAP against independent
-loop-based references (transcriptions of the definitions in autojudge-evaluate's pyircore and
-tau_gap; the package itself pulls tira, matplotlib and scikit-learn, so it is not a test
-dependency), tau-b against scipy, tau_AP against the existing orderings' tau_AP, and the
-coverage of the bootstrap interval in simulation."""
+"""Rank correlations with bootstrap intervals: tau_AP-b and tau_GAP against autojudge-evaluate's
+own ``pyircore.tauap_b`` and ``tau_gap`` (a test dependency) and against loop-based
+transcriptions of their definitions, tau-b against scipy, tau_AP against the existing orderings'
+tau_AP, and the coverage of the bootstrap interval in simulation."""
 
 from __future__ import annotations
 
@@ -19,6 +18,8 @@ from pooljudge.metrics.meta_eval import (
     top_k_tau,
 )
 from scipy import stats
+
+from tests.support.offline_nltk import offline_nltk
 
 
 def _reference_tauap_b_one_way(x, y):
@@ -83,6 +84,27 @@ def test_tau_ap_b_and_tau_gap_equal_the_loop_references_on_100_vectors_with_ties
     b = np.array([p[1][:3] for p in pairs])
     expected = [_reference_tauap_b(x, y) for x, y in zip(a, b, strict=True)]
     assert np.allclose(tau_ap_b(a, b), expected, atol=1e-12, rtol=0)
+
+
+@pytest.fixture(scope="module")
+def autojudge_evaluate(tmp_path_factory):
+    offline_nltk(tmp_path_factory.mktemp("nltk_data"))
+    from autojudge_evaluate import pyircore
+    from autojudge_evaluate import tau_gap as gap
+
+    return pyircore, gap
+
+
+def test_tau_ap_b_and_tau_gap_equal_autojudge_evaluates_on_100_vectors_with_ties(
+        autojudge_evaluate):
+    pyircore, gap = autojudge_evaluate
+    pairs = list(_vectors_with_ties(np.random.default_rng(23)))
+    assert sum(len(set(a)) < len(a) for a, _ in pairs) > 90
+    for a, b in pairs:
+        assert tau_ap_b(a, b) == pytest.approx(pyircore.tauap_b(a, b), abs=1e-12)
+        expected, got = gap.tau_gap(list(a), list(b)), float(tau_gap(a, b))
+        assert (np.isnan(got) and np.isnan(expected)) or got == pytest.approx(expected,
+                                                                              abs=1e-12)
 
 
 def test_kendall_tau_b_equals_scipy_and_tau_ap_the_ordering_form():

@@ -32,18 +32,14 @@ from pooljudge.formats.rag_answers import (
     write_rag_answers,
     write_reports,
 )
+from tests.support.offline_nltk import offline_nltk
 
 
 @pytest.fixture(scope="module")
 def autojudge(tmp_path_factory):
     """autojudge-base's nugget_data, imported offline: the package fetches NLTK's stop words
     when imported (its document chunker, unused here); an empty English list stands in."""
-    nltk = pytest.importorskip("nltk")
-    data = tmp_path_factory.mktemp("nltk_data")
-    (data / "corpora" / "stopwords").mkdir(parents=True)
-    (data / "corpora" / "stopwords" / "english").write_text("")
-    (data / "tokenizers" / "punkt").mkdir(parents=True)
-    nltk.data.path.insert(0, str(data))
+    offline_nltk(tmp_path_factory.mktemp("nltk_data"))
     from autojudge_base import nugget_data
 
     return nugget_data
