@@ -14,7 +14,9 @@ from pooljudge.annotate.store.access import (
     campaign_roles,
     end_login_session,
     grant_role,
+    list_grants,
     login,
+    revoke_role,
     start_login_session,
 )
 from pooljudge.annotate.store.adaptive_queue import run_ranks
@@ -161,6 +163,7 @@ __all__ = [
     "judgments_frame",
     "list_annotators",
     "list_campaigns",
+    "list_grants",
     "login",
     "migrate",
     "migration_config",
@@ -185,6 +188,7 @@ __all__ = [
     "release_expired",
     "remove_annotator",
     "remove_annotator_term",
+    "revoke_role",
     "run_ranks",
     "session_scope",
     "set_guidelines",

@@ -27,6 +27,7 @@ from pooljudge.pooling.pool import apply_budget, build_pool
 from pooljudge.pooling.static_orders import static_order
 from streamlit.testing.v1 import AppTest
 
+from pooljudge.cli import main
 from pooljudge.errors import InputError
 from pooljudge.formats.trec import read_run
 
@@ -220,6 +221,63 @@ def test_a_person_the_store_refuses_rolls_the_campaign_back(app) -> None:
     # the parser lets a tab inside a name through; the store refuses it after the campaign
     at = _submit(_fill(_create_page(app["boss"]), people="ann1\nbad\tname"))
     _refused(app, at, "an annotator name must be non-blank")
+
+
+def test_a_bad_run_file_is_named_by_its_own_name_not_a_temporary_path(app) -> None:
+    app["files"][keys.CREATE_RUNS].append(_file("badrun.txt", "1 Q0 d1\n"))
+    at = _submit(_fill(_create_page(app["boss"])))
+    _refused(app, at, "Nothing was created: badrun.txt:1: ")
+    shown = _plain(at.error[0].value)
+    assert shown == ("Nothing was created: badrun.txt:1: expected 6 whitespace-separated "
+                     "fields, found 3: '1 Q0 d1'"), shown
+
+
+def _order(at: AppTest) -> list[str]:
+    """The main area's elements, top to bottom, by type."""
+    return [node.type for node in at.main if hasattr(node, "type") and node.type in
+            ("title", "success", "error", "code", "subheader")]
+
+
+def test_an_error_after_a_success_replaces_it_at_the_top(app) -> None:
+    at = _submit(_fill(_create_page(app["boss"])))
+    assert _order(at)[:3] == ["title", "success", "code"], _order(at)
+    at.text_input(key=keys.CREATE_NAME).input("new")  # the same name again: refused
+    at = _submit(at)
+    assert not at.success and not at.code and len(at.error) == 1
+    assert "a campaign named 'new' already exists" in _plain(at.error[0].value)
+    assert _order(at)[:3] == ["title", "error", "subheader"], _order(at)
+    at.text_input(key=keys.CREATE_NAME).input("newer")  # a success replaces the error
+    at = _submit(at)
+    assert not at.error and "Campaign newer created" in at.success[0].value
+    assert _order(at)[:3] == ["title", "success", "code"], _order(at)
+
+
+def test_a_ready_pool_file_makes_the_pairs_pooljudge_init_makes(app, monkeypatch) -> None:
+    """``pooljudge pool`` writes the pool; ``pooljudge init --pool`` and the page's upload of
+    the same file (no runs) store the same pairs, in the same order."""
+    folder, url = app["tmp"], str(app["engine"].url)
+    for name, text in [*RUNS.items(), ("topics.tsv", TOPICS), ("docs.jsonl", DOCS)]:
+        (folder / name).write_text(text)
+    monkeypatch.chdir(folder)
+    assert main(["pool", "runA", "runB", "--depth", "2", "--strategy", "borda", "--budget",
+                 "3", "-o", "pool.tsv"]) == 0
+    assert main(["init", "fromcli", "--topics", "topics.tsv", "--docs", "docs.jsonl",
+                 "--pool", "pool.tsv", "--db", url]) == 0
+    app["files"][keys.CREATE_RUNS] = []
+    app["files"][create.CREATE_POOL] = _file("pool.tsv", (folder / "pool.tsv").read_text())
+    at = _submit(_fill(_create_page(app["boss"]), people=""))
+    assert not at.error and "Campaign new created" in at.success[0].value
+    stored = _stored_pool(app["engine"], "new")
+    assert stored == _stored_pool(app["engine"], "fromcli")
+    assert len(stored) == 6 and {t for t, *_ in stored} == {"1", "2"}  # budget 3 per topic
+
+
+def test_a_bad_pool_file_is_named_by_its_own_name(app) -> None:
+    app["files"][keys.CREATE_RUNS] = []
+    app["files"][create.CREATE_POOL] = _file("mypool.tsv", "topic\tdoc\n1\td1\tx\n")
+    at = _submit(_fill(_create_page(app["boss"])))
+    _refused(app, at, "Nothing was created: mypool.tsv:")
+    assert "/tmp" not in _plain(at.error[0].value)
 
 
 # --- the label table ----------------------------------------------------------------------------
