@@ -37,6 +37,7 @@ DOCS = "".join(json.dumps({"id": f"d{i}", "title": f"T{i}", "text": f"text {i}"}
                for i in range(1, 7))
 RUNS = {"runA": "1 Q0 d1 1 9 A\n1 Q0 d2 2 8 A\n1 Q0 d3 3 7 A\n2 Q0 d4 1 9 A\n2 Q0 d5 2 8 A\n",
         "runB": "1 Q0 d3 1 9 B\n1 Q0 d4 2 8 B\n1 Q0 d1 3 7 B\n2 Q0 d6 1 9 B\n2 Q0 d4 2 8 B\n"}
+POOL_HEADER = "topic\tdoc\torder\tbest_rank\truns\n"
 FILE_SCALE = [{"value": 0, "name": "No", "description": "off topic"},
               {"value": 2, "name": "Yes", "description": "answers the question"}]
 
@@ -272,11 +273,16 @@ def test_a_ready_pool_file_makes_the_pairs_pooljudge_init_makes(app, monkeypatch
     assert len(stored) == 6 and {t for t, *_ in stored} == {"1", "2"}  # budget 3 per topic
 
 
-def test_a_bad_pool_file_is_named_by_its_own_name(app) -> None:
+@pytest.mark.parametrize(("text", "message"), [
+    ("topic\tdoc\n1\td1\n", "mypool.tsv:1: header lacks column(s) order, best_rank, runs"),
+    (f"{POOL_HEADER}1\td1\t1\t1\tA\n\n1\td9\t2\t2\tA\n", "mypool.tsv:4: unknown document d9"),
+    (f"{POOL_HEADER}3\td1\t1\t1\tA\n", "mypool.tsv:2: unknown topic 3"),
+], ids=["format", "document", "topic"])
+def test_a_bad_pool_file_is_named_by_its_own_name_and_line(app, text, message) -> None:
     app["files"][keys.CREATE_RUNS] = []
-    app["files"][create.CREATE_POOL] = _file("mypool.tsv", "topic\tdoc\n1\td1\tx\n")
+    app["files"][create.CREATE_POOL] = _file("mypool.tsv", text)
     at = _submit(_fill(_create_page(app["boss"])))
-    _refused(app, at, "Nothing was created: mypool.tsv:")
+    _refused(app, at, f"Nothing was created: {message}")
     assert "/tmp" not in _plain(at.error[0].value)
 
 
