@@ -4,31 +4,12 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
-import sqlalchemy as sa
-from pooljudge.annotate.store import session_scope
-from pooljudge.annotate.store.models import Campaign, Document, Pair, Topic
 from pooljudge.annotate.ui import create, keys
 
 from pooljudge.cli import main
 from tests.support.browser import wait_idle
-
-TOPICS = "id\ttitle\tdescription\tnarrative\n1\twidgets\tabout widgets\tn\n2\tgadgets\tg\tn\n"
-DOCS = "".join(json.dumps({"id": f"d{i}", "title": f"T{i}", "text": f"text {i}"}) + "\n"
-               for i in range(1, 7))
-RUNS = {"runA": "1 Q0 d1 1 9 A\n1 Q0 d2 2 8 A\n1 Q0 d3 3 7 A\n2 Q0 d4 1 9 A\n2 Q0 d5 2 8 A\n",
-        "runB": "1 Q0 d3 1 9 B\n1 Q0 d4 2 8 B\n1 Q0 d1 3 7 B\n2 Q0 d6 1 9 B\n2 Q0 d4 2 8 B\n"}
-
-
-def _pairs(engine, campaign: str) -> list[tuple]:
-    query = (sa.select(Topic.key, Document.key, Pair.pool_order, Pair.best_rank, Pair.runs)
-             .join(Topic, Topic.id == Pair.topic_id).join(Document, Document.id == Pair.document_id)
-             .join(Campaign, Campaign.id == Pair.campaign_id).where(Campaign.name == campaign)
-             .order_by(Topic.key, Pair.pool_order))
-    with session_scope(engine, readonly=True) as session:
-        return [tuple(row) for row in session.execute(query).all()]
+from tests.support.new_campaign import DOCS, RUNS, TOPICS, stored_pairs
 
 
 @pytest.fixture
@@ -60,8 +41,8 @@ def test_a_pool_file_uploaded_in_the_browser_makes_the_pairs_of_init(app, page, 
     page.locator(f".st-key-{keys.CREATE_SUBMIT} button").click()
     page.get_by_text("Campaign uploaded created").wait_for()
     wait_idle(page)
-    stored = _pairs(app.engine, "uploaded")
-    assert stored == _pairs(app.engine, "fromcli") and len(stored) == 7
+    stored = stored_pairs(app.engine, "uploaded")
+    assert stored == stored_pairs(app.engine, "fromcli") and len(stored) == 7
 
     page.locator(f".st-key-{keys.CREATE_SUBMIT} button").click()  # the same name: refused
     page.get_by_text("a campaign named 'uploaded' already exists").wait_for()

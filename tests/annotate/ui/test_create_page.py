@@ -15,12 +15,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-import sqlalchemy as sa
 from pooljudge.annotate import store
 from pooljudge.annotate.links import DEFAULT_APP_URL as DEFAULT_URL
 from pooljudge.annotate.records import Label, LabelScale
 from pooljudge.annotate.store import open_engine, session_scope
-from pooljudge.annotate.store.models import Campaign, Document, Pair, Topic
 from pooljudge.annotate.ui import create, keys
 from pooljudge.annotate.ui.render import JOINER
 from pooljudge.pooling.pool import apply_budget, build_pool
@@ -30,13 +28,9 @@ from streamlit.testing.v1 import AppTest
 from pooljudge.cli import main
 from pooljudge.errors import InputError
 from pooljudge.formats.trec import read_run
+from tests.support.new_campaign import DOCS, RUNS, TOPICS, stored_pairs
 
 APP = str(Path(__file__).resolve().parents[3] / "annotate" / "app.py")
-TOPICS = "id\ttitle\tdescription\tnarrative\n1\twidgets\tabout widgets\tn\n2\tgadgets\tg\tn\n"
-DOCS = "".join(json.dumps({"id": f"d{i}", "title": f"T{i}", "text": f"text {i}"}) + "\n"
-               for i in range(1, 7))
-RUNS = {"runA": "1 Q0 d1 1 9 A\n1 Q0 d2 2 8 A\n1 Q0 d3 3 7 A\n2 Q0 d4 1 9 A\n2 Q0 d5 2 8 A\n",
-        "runB": "1 Q0 d3 1 9 B\n1 Q0 d4 2 8 B\n1 Q0 d1 3 7 B\n2 Q0 d6 1 9 B\n2 Q0 d4 2 8 B\n"}
 POOL_HEADER = "topic\tdoc\torder\tbest_rank\truns\n"
 FILE_SCALE = [{"value": 0, "name": "No", "description": "off topic"},
               {"value": 2, "name": "Yes", "description": "answers the question"}]
@@ -100,15 +94,6 @@ def _submit(at: AppTest) -> AppTest:
     return at
 
 
-def _stored_pool(engine, campaign: str) -> list[tuple]:
-    query = (sa.select(Topic.key, Document.key, Pair.pool_order, Pair.best_rank, Pair.runs)
-             .join(Topic, Topic.id == Pair.topic_id).join(Document, Document.id == Pair.document_id)
-             .join(Campaign, Campaign.id == Pair.campaign_id).where(Campaign.name == campaign)
-             .order_by(Topic.key, Pair.pool_order))
-    with session_scope(engine, readonly=True) as session:
-        return [tuple(row) for row in session.execute(query).all()]
-
-
 def _expected_pool(folder: Path, depth: int, budget: int, order: str) -> list[tuple]:
     runs = {}
     for name, text in RUNS.items():
@@ -148,7 +133,7 @@ def test_the_form_stores_the_campaign_its_pool_and_people_with_working_links(app
                                      Label(1, "Relevant", ""), Label(2, "Key", "a key resource")))
     assert (info.overlap, info.order, info.show_others_labels, info.guidelines) == \
         (2, "topic", True, "Judge the topic, not the title.")
-    stored = _stored_pool(engine, "new")
+    stored = stored_pairs(engine, "new")
     assert sorted(stored) == _expected_pool(app["tmp"], depth=2, budget=2, order="borda")
     assert [t for t, *_ in stored] == ["1", "1", "2", "2"]      # the budget cut both topics
 
@@ -268,8 +253,8 @@ def test_a_ready_pool_file_makes_the_pairs_pooljudge_init_makes(app, monkeypatch
     app["files"][create.CREATE_POOL] = _file("pool.tsv", (folder / "pool.tsv").read_text())
     at = _submit(_fill(_create_page(app["boss"]), people=""))
     assert not at.error and "Campaign new created" in at.success[0].value
-    stored = _stored_pool(app["engine"], "new")
-    assert stored == _stored_pool(app["engine"], "fromcli")
+    stored = stored_pairs(app["engine"], "new")
+    assert stored == stored_pairs(app["engine"], "fromcli")
     assert len(stored) == 6 and {t for t, *_ in stored} == {"1", "2"}  # budget 3 per topic
 
 
