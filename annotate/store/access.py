@@ -156,8 +156,10 @@ def list_grants(session: Session, *, campaign: str) -> pd.DataFrame:
 
 
 def _grantee(session: Session, annotator_id: int) -> Annotator:
-    """The active human person ``annotator_id``; InputError otherwise."""
-    person = session.get(Annotator, annotator_id)
+    """The active human person ``annotator_id``, row-locked (grants to one person are
+    serialised, as :func:`authorize` serialises writes); InputError otherwise."""
+    person = session.execute(sa.select(Annotator).where(Annotator.id == annotator_id)
+                             .with_for_update()).scalar_one_or_none()
     if person is None or not person.active or not person.human:
         raise InputError("a role can be granted only to an active person who logs in")
     return person

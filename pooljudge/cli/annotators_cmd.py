@@ -98,7 +98,7 @@ def _with_grants(people: pd.DataFrame, grants: pd.DataFrame) -> pd.DataFrame:
 
     granted = pd.DataFrame({"name": grants["name"], "role": grants["role"], "human": True,
                             "active": True, "judgments": 0,
-                            "last_judgment": pd.NaT, "granted_from": grants["of"]})
+                            "last_judgment": None, "granted_from": grants["of"]})
     own = people.assign(granted_from="")
     return own if granted.empty else pd.concat([own, granted], ignore_index=True)
 

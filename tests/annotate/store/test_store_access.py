@@ -181,3 +181,30 @@ def test_grants_refuse_removed_people_label_sources_and_unknown_campaigns(engine
         with pytest.raises(InputError, match="only to an active person who logs in"):
             store.grant_role(session, annotator_id=ann, campaign=b, role="admin")
         assert store.list_grants(session, campaign=b).empty
+
+
+def test_concurrent_grants_to_one_person_leave_one_grant(engine, two) -> None:
+    """Grants lock the person's row: two writers granting at once never trip the unique
+    (person, campaign) constraint, and one grant (either role) remains."""
+    _, b, tokens = two
+    with session_scope(engine, readonly=True) as session:
+        boss = store.authenticate(session, token=tokens["boss"]).id
+    errors: list[BaseException] = []
+
+    def grant(role: str) -> None:
+        try:
+            for _ in range(5):
+                with session_scope(engine) as session:
+                    store.grant_role(session, annotator_id=boss, campaign=b, role=role)
+        except BaseException as exc:  # reported by the assert below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=grant, args=(role,)) for role in ("admin", "adjudicator")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert errors == []
+    with session_scope(engine, readonly=True) as session:
+        granted = store.list_grants(session, campaign=b)
+    assert len(granted) == 1 and granted["role"].iat[0] in ("admin", "adjudicator")
