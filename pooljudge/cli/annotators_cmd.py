@@ -7,7 +7,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from pooljudge.annotate.links import DEFAULT_APP_URL, URL_ENV, configured_address, login_link
-from pooljudge.annotate.records import ANNOTATOR_ROLES
+from pooljudge.annotate.records import ANNOTATOR_ROLES, GRANTED_ROLES
 from pooljudge.cli import Subcommands
 from pooljudge.cli.inputs import open_database
 from pooljudge.cli.options import add_db_option
@@ -17,10 +17,9 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
-__all__ = ["FORMAT_HELP", "GRANTED_ROLES", "register"]
+__all__ = ["FORMAT_HELP", "register"]
 
 FORMAT_HELP = "table (default, aligned for reading) or tsv (a header, tab-separated)"
-GRANTED_ROLES = ("admin", "adjudicator")  # as access_models.GRANTED_ROLES (checked by the store)
 
 
 def register(subparsers: Subcommands) -> None:
