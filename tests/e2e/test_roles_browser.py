@@ -242,7 +242,7 @@ def test_a_granted_role_opens_the_other_campaign_until_revoked(served, page, riv
     app.open_as(page, token, "/people")
     page.get_by_role("heading", name=f"People · {mine}").wait_for()
     page.locator(f".st-key-{keys.CAMPAIGN_PICKER}").click()
-    page.get_by_role("option").first.wait_for()
+    page.get_by_role("option", name=theirs, exact=True).wait_for()  # the list is open
     assert sorted(page.get_by_role("option").all_inner_texts()) == sorted([mine, theirs])
     page.keyboard.press("Escape")
     page.goto(f"{app.url}/people?campaign={theirs}")
