@@ -41,6 +41,12 @@ import pyarrow.compute as pc
 from pooljudge.annotate.consensus_policies import MODEL_POLICIES, POLICIES, TIES, Policy
 from pooljudge.annotate.crowd import CrowdResult, fit_crowd
 from pooljudge.annotate.judgment_codes import Coded, code_judgments
+from pooljudge.annotate.settling import (
+    Settlement,
+    rule_counts,
+    settled_category,
+    undecided_pairs,
+)
 
 from pooljudge.errors import UsageError
 
@@ -49,10 +55,12 @@ __all__ = [
     "POLICIES",
     "TIES",
     "Policy",
+    "Settlement",
     "adjudication_queue",
     "consensus_qrels",
     "disagreements",
     "fit_policy_model",
+    "settle",
 ]
 
 
@@ -91,8 +99,29 @@ def consensus_qrels(judgments: pd.DataFrame, scale: tuple[int, ...] | list[int],
     ``provenance``: one row per judged pair, ``topic, doc, votes, n_votes, decided`` (the policy's
     label), ``label`` (after ``binarize``; missing when the pair is left out) and ``rule`` (why).
     """
+    qrels, provenance = _decide(judgments, scale, policy)
+    return qrels, provenance.drop(columns="settled")
+
+
+def settle(judgments: pd.DataFrame, scale: tuple[int, ...] | list[int],
+           policy: Policy) -> Settlement:
+    """:func:`consensus_qrels`, with the judged pairs each rule settled counted and the pairs
+    a majority tie left to the tie rule listed (:mod:`pooljudge.annotate.settling`): what the
+    Export page and ``pooljudge export`` say before and after writing."""
+    qrels, provenance = _decide(judgments, scale, policy)
+    category = provenance["settled"].to_numpy()
+    return Settlement(qrels, provenance.drop(columns="settled"),
+                      rule_counts(category, policy.name, policy.ties),
+                      undecided_pairs(provenance, category))
+
+
+def _decide(judgments: pd.DataFrame, scale: tuple[int, ...] | list[int],
+            policy: Policy) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`consensus_qrels` with the provenance's ``settled`` category as a last column."""
     ballot = _Ballot(judgments, scale, *_votes(judgments, scale))
     items, pos, rule = DECIDERS[policy.name](ballot, policy)
+    settled = settled_category(rule, items["n_votes"].to_numpy(), items["spread"].to_numpy(),
+                               policy.name)
     values = np.asarray(ballot.coded.scale)
     decided = pd.array(np.where(pos >= 0, values[np.maximum(pos, 0)], 0), dtype="Int64")
     decided[pos < 0] = pd.NA
@@ -106,6 +135,7 @@ def consensus_qrels(judgments: pd.DataFrame, scale: tuple[int, ...] | list[int],
         provenance["source"] = np.where(pos < 0, "", np.where(
             np.char.startswith(rule.astype(str), f"automatic:{policy.annotator}"), "automatic",
             "human"))
+    provenance["settled"] = settled
     provenance = provenance.sort_values(["topic", "doc"], kind="stable", ignore_index=True)
     kept = provenance[provenance["label"].notna()]
     qrels = pd.DataFrame({"topic": kept["topic"].to_numpy(), "doc": kept["doc"].to_numpy(),

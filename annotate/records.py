@@ -19,11 +19,19 @@ __all__ = [
     "JUDGMENT_STATUSES",
     "MAX_LABELS",
     "MAX_MIN_DWELL_MS",
+    "NUGGET_ACTIONS",
+    "NUGGET_AUTHOR_KINDS",
+    "NUGGET_IMPORTANCES",
+    "NUGGET_LABELS",
+    "NUGGET_STATES",
+    "REVIEW_PHASES",
+    "STOP_RULES",
     "AnnotatorInfo",
     "CampaignInfo",
     "JudgmentRecord",
     "Label",
     "LabelScale",
+    "NuggetRecord",
     "PairView",
     "PassageContext",
 ]
@@ -36,6 +44,18 @@ ASSIGN_MODES = ("pair", "topic")
 JUDGMENT_KINDS = ("judgment", "adjudication")
 JUDGMENT_STATUSES = ("label", "withdrawn", "cannot_judge")
 JUDGMENT_SOURCES = ("human", "import", "automatic")
+# A review campaign's stopping rules, and its topics' phases (rank: the queue is the active
+# learner's ranking; sample: a uniform random sample; certified: stopped, queue closed).
+STOP_RULES = ("hypergeometric", "target", "knee")
+REVIEW_PHASES = ("rank", "sample", "certified")
+# Nuggets (revision 0013): a nugget's importance, state and author kind, what its history
+# records, and the three-level assignment scale of an answer against a nugget (nuggetizer's
+# names, lowest first: the position is the ordinal code agreement uses).
+NUGGET_IMPORTANCES = ("vital", "okay")
+NUGGET_STATES = ("active", "merged", "deleted")
+NUGGET_AUTHOR_KINDS = ("person", "model")
+NUGGET_ACTIONS = ("created", "edited", "merged", "deleted")
+NUGGET_LABELS = ("not_support", "partial_support", "support")
 # A scale has at most this many labels: an annotator picks one by a key press or a button.
 MAX_LABELS = 100
 
@@ -245,3 +265,26 @@ class JudgmentRecord:
     comment: str | None
     status: str = "label"
     rationale: str | None = None
+
+
+@dataclass(frozen=True)
+class NuggetRecord:
+    """One nugget of a topic's bank (revision 0013).
+
+    ``key`` is unique in the campaign; ``importance`` one of :data:`NUGGET_IMPORTANCES`;
+    ``sources`` the ids of the passages it was taken from; ``author_kind`` ``person`` (``author``
+    is their name) or ``model`` (``author`` is the model, ``prompt_sha256`` the SHA-256 of its
+    prompt, or None when unknown); ``state`` ``active``, ``merged`` (into ``merged_into``, a
+    key) or ``deleted``."""
+
+    key: str
+    topic: str
+    text: str
+    importance: str
+    sources: tuple[str, ...]
+    author_kind: str
+    author: str
+    prompt_sha256: str | None
+    state: str
+    merged_into: str | None
+    position: int

@@ -9,6 +9,12 @@ it belongs to, and a chosen few of them.
 - **Strata** (:func:`query_strata`): ``query_id, stratum``, each query id in the stratum of its
   first logged value of a field, which ``pooljudge.pooling.query_sample.sample_queries`` samples
   from.
+
+Groups and strata read a field's values by one rule (:func:`field_values`): tabs and line
+breaks become one space and blanks at the ends are removed, so `` billing`` and ``billing`` are
+one group in ``logs import`` and one stratum in ``logs sample``, a query id logged with both
+has one value, not several, and a blank value is none; :func:`normalised_values` warns how many
+query ids it changed.
 - **A selection** (:func:`select_queries`): the log restricted to the retrievals of some query
   ids, and the ids it never logs.
 """
@@ -27,10 +33,11 @@ from pooljudge.metrics.log_index import (
     strings_at,
 )
 
+from pooljudge.formats.log_files import one_line
 from pooljudge.formats.logs import Logs
 
-__all__ = ["GROUP_FIELDS", "log_topics", "query_strata", "select_queries", "several_values",
-           "topic_groups"]
+__all__ = ["GROUP_FIELDS", "field_values", "log_topics", "normalised_values", "query_strata",
+           "select_queries", "several_values", "topic_groups"]
 
 GROUP_FIELDS = ("category", "language", "tenant")
 
@@ -74,7 +81,7 @@ def topic_groups(logs: Logs, fields: tuple[str, ...] = GROUP_FIELDS,
     topics = (index or LogIndex.of(logs)).topics
     topic_rows, group_parts = [], []
     for name in fields:
-        values = Codes.of(arrow_strings(logs.retrievals[name]))
+        values = field_values(logs, name)
         rows, _ = _first_values(topics, values)
         topic_rows.append(topics.codes[rows])
         named = pc.binary_join_element_wise(f"{name}=", values.values, "")
@@ -92,11 +99,57 @@ def several_values(logs: Logs, fields: tuple[str, ...] = GROUP_FIELDS,
     topics = (index or LogIndex.of(logs)).topics
     warnings = []
     for name in fields:
-        _, several = _first_values(topics, Codes.of(arrow_strings(logs.retrievals[name])))
+        _, several = _first_values(topics, field_values(logs, name))
         if len(several):
             warnings.append(_several_message(len(several), name,
                                              topics.values[int(several[0])].as_py()))
     return warnings
+
+
+def field_values(logs: Logs, field: str) -> Codes:
+    """The codes of a text field's logged values, each value with its tabs and line breaks made
+    one space and its blanks at the ends removed (:func:`pooljudge.formats.log_files.one_line`);
+    values equal after that share one code, and a value left empty is no value (code -1). Only
+    the distinct values are rewritten."""
+    return _normalised(Codes.of(arrow_strings(logs.retrievals[field])))[0]
+
+
+def normalised_values(logs: Logs, fields: tuple[str, ...] = GROUP_FIELDS,
+                      index: LogIndex | None = None) -> list[str]:
+    """One warning per field of ``fields`` whose first logged value (as logged) some query ids
+    have changed by :func:`field_values`: ``n query id(s) have a FIELD value with tabs, line
+    breaks or blanks at its ends: read as one line, the ends removed, a blank value as none
+    (e.g. ID)``."""
+    topics = (index or LogIndex.of(logs)).topics
+    warnings = []
+    for name in fields:
+        raw = Codes.of(arrow_strings(logs.retrievals[name]))
+        _, altered = _normalised(raw)
+        rows, _ = _first_values(topics, raw)
+        changed = altered[raw.codes[rows]]
+        if changed.any():
+            example = topics.values[int(topics.codes[rows][np.argmax(changed)])].as_py()
+            warnings.append(f"{int(changed.sum())} query id(s) have a {name} value with tabs, "
+                            "line breaks or blanks at its ends: read as one line, the ends "
+                            f"removed, a blank value as none (e.g. {example})")
+    return warnings
+
+
+def _normalised(raw: Codes) -> tuple[Codes, np.ndarray]:
+    """``raw`` with its distinct values made one line and trimmed (equal ones merged), and
+    which of the distinct values that changed."""
+    import pyarrow.compute as pc
+
+    names, changed = one_line(raw.values, strip=True)
+    if not changed:
+        return raw, np.zeros(len(raw.values), dtype=bool)
+    names = names.cast(raw.values.type)
+    altered = pc.not_equal(names, raw.values).to_numpy(zero_copy_only=False)
+    merged = Codes.of(pa.chunked_array([names]))
+    recode = np.where(pc.equal(merged.values, "").to_numpy(zero_copy_only=False), -1,
+                      np.arange(len(merged.values)))[merged.codes]
+    return Codes(np.where(raw.codes < 0, -1, recode[np.maximum(raw.codes, 0)]),
+                 merged.values), altered
 
 
 def _several_message(count: int, field: str, example: str) -> str:
@@ -144,7 +197,7 @@ def query_strata(logs: Logs, field: str | None, index: LogIndex | None = None
     ids = topics.texts()
     if field is None:
         return pd.DataFrame({"query_id": ids, "stratum": "all"}), []
-    values = Codes.of(arrow_strings(logs.retrievals[field]))
+    values = field_values(logs, field)
     rows, several = _first_values(topics, values)
     stratum = np.full(len(ids), None, dtype=object)
     stratum[topics.codes[rows]] = values.texts()[values.codes[rows]]

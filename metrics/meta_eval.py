@@ -31,7 +31,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-__all__ = ["COEFFICIENTS", "bootstrap", "kendall_tau_b", "tau_ap_b", "tau_gap", "top_k_tau"]
+__all__ = ["COEFFICIENTS", "bootstrap", "kendall_tau_b", "paired_judges", "tau_ap_b", "tau_gap",
+           "top_k_tau"]
 
 
 def _signs(x: np.ndarray) -> np.ndarray:
@@ -130,4 +131,56 @@ def bootstrap(per_topic_a: np.ndarray, per_topic_b: np.ndarray, *, replicates: i
         low, high = (np.percentile(values, [100 * alpha / 2, 100 * (1 - alpha / 2)])
                      if len(values) else (np.nan, np.nan))
         result[name] = (point, float(low), float(high))
+    return result
+
+
+
+def paired_judges(per_topic_ref: np.ndarray, per_topic_a: np.ndarray, per_topic_b: np.ndarray,
+                  *, replicates: int = 1000, seed: int = 0, alpha: float = 0.05,
+                  top_k: int = 10) -> dict[str, tuple[float, float, float, float, float, float]]:
+    """Does judge A agree with the reference (people) better than judge B? Per coefficient:
+    ``(c_a, c_b, d, low, high, p)``.
+
+    - ``c_x`` = coefficient(ref, x) on the topic means, ``d = c_a - c_b``;
+    - ``(low, high)``: percentile interval of ``d`` over a paired bootstrap: each replicate
+      resamples the topics once, with replacement, and recomputes both coefficients on that
+      same resample (NaN replicates left out);
+    - ``p``: two-sided p-value of H0 "A and B are exchangeable within each topic" (so
+      ``c_a = c_b``) by paired randomization: each replicate swaps A's and B's scores on each
+      topic with probability 1/2 and recomputes ``d``; ``p = (1 + #{|d*| >= |d|}) / (1 + R)``
+      (valid at any ``R``; conservative where the coefficient takes few values, as tau-b
+      over few systems does).
+      Why not the bootstrap's own p-value: resampled means are noisier than the sample's, so
+      both coefficients shrink on a resample and the bootstrap distribution of ``d`` is wider
+      than its sampling distribution and pulled towards 0; in simulation its p-value rejected
+      a true H0 in 0–2% of draws at 5%, where the randomization holds its size
+      (``tests/metrics/test_paired_judges.py``).
+
+    ``per_topic_*``: ``(topics, systems)`` arrays over the same topics and systems; NaN
+    entries where a coefficient is undefined.
+    """
+    ref, a, b = (np.asarray(x, float) for x in (per_topic_ref, per_topic_a, per_topic_b))
+    rng = np.random.default_rng(seed)
+    rows = rng.integers(0, ref.shape[0], size=(replicates, ref.shape[0]))
+    boot = [x[rows].mean(axis=1) for x in (ref, a, b)]
+    swap = rng.random((replicates, ref.shape[0], 1)) < 0.5
+    fixed = np.broadcast_to(ref.mean(axis=0), (replicates, ref.shape[1]))
+    swapped = np.where(swap, b, a).mean(axis=1), np.where(swap, a, b).mean(axis=1)
+    result = {}
+    for name, function in COEFFICIENTS.items():
+        def coefficient(x, y, f=function, k={"k": top_k} if name == "top_k_tau" else {}):
+            return f(x, y, **k)
+        c_a = float(coefficient(ref.mean(axis=0), a.mean(axis=0)))
+        c_b = float(coefficient(ref.mean(axis=0), b.mean(axis=0)))
+        d = c_a - c_b
+        stars = coefficient(boot[0], boot[1]) - coefficient(boot[0], boot[2])
+        stars = stars[~np.isnan(stars)]
+        nulls = coefficient(fixed, swapped[0]) - coefficient(fixed, swapped[1])
+        nulls = np.abs(nulls[~np.isnan(nulls)])
+        if not len(stars) or not len(nulls) or np.isnan(d):
+            result[name] = (c_a, c_b, d, np.nan, np.nan, np.nan)
+            continue
+        low, high = np.percentile(stars, [100 * alpha / 2, 100 * (1 - alpha / 2)])
+        p = (1 + np.count_nonzero(nulls >= abs(d) - 1e-12)) / (1 + len(nulls))
+        result[name] = (c_a, c_b, d, float(low), float(high), float(min(p, 1.0)))
     return result

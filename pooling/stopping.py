@@ -21,7 +21,7 @@ import numpy as np
 from pooljudge.errors import UsageError
 
 __all__ = ["RULES", "Certificate", "check_level", "hypergeometric_p", "knee_stop",
-           "target_sample_size"]
+           "relevant_interval", "target_sample_size"]
 
 RULES = ("hypergeometric", "target", "knee")
 
@@ -60,7 +60,8 @@ def check_level(target: float, alpha: float) -> None:
         raise UsageError(f"--alpha: must lie in (0, 1), got {alpha}")
 
 
-def hypergeometric_p(labels: np.ndarray, n_docs: int, target: float = 0.95) -> float:
+def hypergeometric_p(labels: np.ndarray, n_docs: int, target: float = 0.95, *,
+                     window: int | None = None) -> float:
     """The p-value of H0 "recall < ``target``" after judging ``labels`` of ``n_docs`` documents.
 
     For each n = 1..m (m = len(labels)) the last n judged documents are taken as a sample drawn
@@ -71,10 +72,13 @@ def hypergeometric_p(labels: np.ndarray, n_docs: int, target: float = 0.95) -> f
 
         p_n = P(X ≤ k_n),   X ~ Hypergeometric(N_n, K_n, n)   (hypergeom.cdf(k_n, N_n, K_n, n))
 
-    p = min_n p_n. Edge cases: no judgments → 1.0; K_n > N_n (the urn cannot hold that many
-    relevant documents, H0 impossible) → p_n = 0. The test is exact when the sample is a
-    uniform random sample of the urn; over a ranker's last n documents (as BUSCAR does) it
-    assumes the ranker's tail is no poorer in relevant documents than a random draw.
+    p = min_n p_n, over n ≤ ``window`` when given (the last ``window`` labels are a uniform
+    random sample of what was unjudged before them: the test is then exact, no assumption on
+    the ranker; ``window`` 0 → 1.0). Edge cases: no judgments → 1.0; K_n > N_n (the urn
+    cannot hold that many relevant documents, H0 impossible) → p_n = 0. The test is exact
+    when the sample is a uniform random sample of the urn; over a ranker's last n documents
+    (as BUSCAR does) it assumes the ranker's tail is no poorer in relevant documents than a
+    random draw.
     """
     from scipy.stats import hypergeom
 
@@ -84,13 +88,15 @@ def hypergeometric_p(labels: np.ndarray, n_docs: int, target: float = 0.95) -> f
         return 1.0
     if m > n_docs:
         raise UsageError(f"{m} judgments exceed the {n_docs} documents")
-    n = np.arange(1, m + 1)
-    k = np.cumsum(labels[::-1])
+    n = np.arange(1, m + 1 if window is None else min(window, m) + 1)
+    if len(n) == 0:
+        return 1.0
+    k = np.cumsum(labels[::-1])[: len(n)]
     r = int(labels.sum())
     urn = n_docs - (m - n)
     need = math.floor(r / target) + 1 - (r - k)
     possible = need <= urn
-    p = np.zeros(m)
+    p = np.zeros(len(n))
     p[possible] = hypergeom.cdf(k[possible], urn[possible], need[possible], n[possible])
     return float(min(1.0, p.min()))
 
@@ -129,3 +135,26 @@ def knee_stop(labels: np.ndarray, *, min_rank: int = 150, adjust: int = 150) -> 
         return False
     ratio = (gain[knee - 1] / knee) / ((gain[-1] - gain[knee - 1] + 1) / (s - knee))
     return bool(ratio >= 156 - min(int(gain[-1]), adjust))
+
+
+def relevant_interval(found: int, size: int, urn: int, alpha: float) -> tuple[float, int, int]:
+    """Relevant documents K in an urn of ``urn`` documents, from a uniform sample without
+    replacement of ``size`` of them holding ``found`` relevant: (K̂ = found · urn / size, low,
+    high), the exact two-sided 1 − α interval of the hypergeometric law (Clopper–Pearson's
+    construction): low = min{K : P(X ≥ found | K) > α/2}, high = max{K : P(X ≤ found | K) > α/2},
+    X ~ Hypergeometric(urn, K, size), over K = found … urn − (size − found). ``size`` 0 →
+    (nan, 0, urn); a sample of the whole urn → (found, found, found). Vectorised over K.
+    """
+    from scipy.stats import hypergeom
+
+    if not 0 <= found <= size <= urn:
+        raise UsageError(f"need 0 <= found <= size <= urn, got {found}, {size}, {urn}")
+    if size == 0:
+        return float("nan"), 0, urn
+    k = np.arange(found, urn - (size - found) + 1)
+    upper = hypergeom.sf(found - 1, urn, k, size)  # P(X >= found)
+    lower = hypergeom.cdf(found, urn, k, size)  # P(X <= found)
+    low = int(k[np.argmax(upper > alpha / 2)]) if (upper > alpha / 2).any() else found
+    above = np.flatnonzero(lower > alpha / 2)
+    high = int(k[above[-1]]) if len(above) else urn - (size - found)
+    return found * urn / size, low, high

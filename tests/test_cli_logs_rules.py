@@ -1,6 +1,7 @@
 """``logs import`` and ``logs sample`` share one rule for a query logged with two categories
 (the first logged value, a warning either way); group values lose their end blanks as the
-warning says; a gzip log with malformed lines gives one line, never a crash (fuzzed)."""
+warning says (the same rule for strata); a gzip log with malformed lines gives one line, never
+a crash (fuzzed)."""
 
 from __future__ import annotations
 
@@ -46,8 +47,8 @@ def test_the_blanks_warning_says_what_is_written(tmp_path, capsys):
     log = write_jsonl(tmp_path / "log.jsonl", _records(), gz=False)
     assert main(["logs", "import", str(log), "--out", str(tmp_path / "out")]) == 0
     err = capsys.readouterr().err
-    assert ("1 group name(s) changed: tabs and line breaks written as one space, blanks at the "
-            "ends of the value (after 'field=') removed") in err
+    assert ("1 query id(s) have a category value with tabs, line breaks or blanks at its ends: "
+            "read as one line, the ends removed, a blank value as none (e.g. q2)") in err
     text = (tmp_path / "out" / "topic-groups.tsv").read_text(encoding="utf-8")
     assert "category=returns\n" in text and "= " not in text and "\t" not in text
 

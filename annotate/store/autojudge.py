@@ -35,6 +35,7 @@ from pooljudge.errors import InputError
 __all__ = [
     "auto_failures",
     "auto_judge",
+    "pair_runs",
     "pair_views",
     "pairs_for_judge",
     "record_auto_failure",
@@ -96,6 +97,19 @@ def pairs_for_judge(session: Session, *, campaign: str, annotator_id: int | None
     total = session.execute(sa.select(sa.func.count()).where(_P.c.campaign_id == row.id)
                             ).scalar_one()
     return left, int(total) - len(left)
+
+
+def pair_runs(session: Session, *, campaign: str) -> pd.DataFrame:
+    """The campaign's pairs in queue order: columns pair_id, topic, doc, runs (the names of
+    the runs that retrieved the pair, comma-separated as in the pool file). InputError for an
+    unknown campaign."""
+    row = campaign_row(session, campaign)
+    query = (sa.select(_P.c.id, _T.c.key, _D.c.key, _P.c.runs)
+             .select_from(_P.join(_T, _T.c.id == _P.c.topic_id)
+                          .join(_D, _D.c.id == _P.c.document_id))
+             .where(_P.c.campaign_id == row.id).order_by(_P.c.queue_pos, _P.c.id))
+    return pd.DataFrame(session.execute(query).all(),
+                        columns=["pair_id", "topic", "doc", "runs"])
 
 
 _VIEWS = (

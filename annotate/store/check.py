@@ -8,7 +8,8 @@ import, a judgment or a claim — left the database consistent. The invariants:
 
 - ``pair.judged`` = distinct participants (``annotator.human``) whose latest version of kind
   ``judgment`` on the pair is a label (not a withdrawal, not a can't-judge answer);
-- ``pair.open_slots`` = max(K − ``pair.judged`` − claims on the pair, 0), K the overlap;
+- ``pair.open_slots`` = max(K − ``pair.judged`` − claims on the pair, 0), K the overlap (0 in
+  a certified review topic);
 - ``annotator_topic.judged`` = distinct pairs of the topic whose latest version of kind
   ``judgment`` by the annotator is a label, and no (annotator, topic) with labels lacks its
   row;
@@ -30,6 +31,7 @@ from pooljudge.annotate.store.models import (
     Claim,
     Judgment,
     Pair,
+    ReviewTopic,
     Topic,
     TopicAssignment,
 )
@@ -80,20 +82,24 @@ def _labelled() -> sa.Subquery:
 
 
 def _pair_counters(session: Session, campaign_id: int, overlap: int) -> list[str]:
-    """``pair.judged`` and ``pair.open_slots`` against recounts."""
+    """``pair.judged`` and ``pair.open_slots`` against recounts (0 in a certified review
+    topic: its queue is closed)."""
     j, a, c, p = _labelled(), Annotator.__table__, Claim.__table__, Pair.__table__
     judged = (sa.select(sa.func.count(sa.distinct(j.c.annotator_id)))
               .select_from(j.join(a, a.c.id == j.c.annotator_id))
               .where(j.c.pair_id == p.c.id, a.c.human.is_(True))
               .scalar_subquery())
     claims = sa.select(sa.func.count()).where(c.c.pair_id == p.c.id).scalar_subquery()
+    rt = ReviewTopic.__table__
+    closed = sa.exists().where(rt.c.topic_id == p.c.topic_id, rt.c.phase == "certified")
     query = sa.select(p.c.id.label("pair"), p.c.judged, judged.label("recount"),
-                      p.c.open_slots, claims.label("claims")).where(p.c.campaign_id == campaign_id)
+                      p.c.open_slots, claims.label("claims"), closed.label("closed")
+                      ).where(p.c.campaign_id == campaign_id)
     bad_judged, bad_slots = [], []
     for r in session.execute(query):
         if r.judged != r.recount:
             bad_judged.append(r)
-        elif r.open_slots != max(overlap - r.judged - r.claims, 0):
+        elif r.open_slots != (0 if r.closed else max(overlap - r.judged - r.claims, 0)):
             bad_slots.append(r)
     return (_listed("pair.judged differs from the judgments", bad_judged)
             + _listed(f"pair.open_slots differs from max(K={overlap} - judged - claims, 0)",

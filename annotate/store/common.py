@@ -20,6 +20,7 @@ from pooljudge.annotate.store.models import (
     Document,
     Judgment,
     Pair,
+    ReviewTopic,
     Topic,
 )
 from sqlmodel import Session
@@ -50,16 +51,20 @@ ZERO = sa.literal_column("0")
 
 def _recount_slots() -> sa.Update:
     """``pair.open_slots`` set anew from its definition for the pair ``:pid``: max(K −
-    ``pair.judged`` − claims on it, 0). Used wherever a claim ends (lease over, skip, annotator
-    removed), instead of adding the slot back: the pair may have got its K judgments meanwhile
-    (by import), and then no slot may reopen."""
+    ``pair.judged`` − claims on it, 0), and 0 in a certified review topic (its queue is
+    closed, :mod:`pooljudge.annotate.store.review`). Used wherever a claim ends (lease over,
+    skip, annotator removed), instead of adding the slot back: the pair may have got its K
+    judgments meanwhile (by import), and then no slot may reopen."""
     pair, claim, campaign = Pair.__table__, Claim.__table__, Campaign.__table__
     claims = sa.select(sa.func.count()).where(claim.c.pair_id == pair.c.id).scalar_subquery()
     overlap = (sa.select(campaign.c.overlap).where(campaign.c.id == pair.c.campaign_id)
                .scalar_subquery())
     free = overlap - pair.c.judged - claims
+    review = ReviewTopic.__table__
+    closed = sa.exists().where(review.c.topic_id == pair.c.topic_id,
+                               review.c.phase == "certified")
     return (sa.update(pair).where(pair.c.id == sa.bindparam("pid"))
-            .values(open_slots=sa.case((free > ZERO, free), else_=ZERO)))
+            .values(open_slots=sa.case((closed, ZERO), (free > ZERO, free), else_=ZERO)))
 
 
 RECOUNT_SLOTS = _recount_slots()

@@ -396,3 +396,9 @@ class GuidelinesAck(SQLModel, table=True):
 
 
 from pooljudge.annotate.store.access_models import CampaignRole, LoginSession  # noqa: E402, F401
+from pooljudge.annotate.store.review_models import (  # noqa: E402, F401
+    Certificate,
+    Review,
+    ReviewSample,
+    ReviewTopic,
+)

@@ -26,12 +26,28 @@ from pooljudge.annotate.ui import keys, session
 from pooljudge.annotate.ui.key_gate import mount_gate
 from pooljudge.annotate.ui.pair_panels import show_pair
 from pooljudge.annotate.ui.render import caption_html, md_escape, text_html
+from pooljudge.annotate.ui.tables import MISSING, show_table
 from sqlalchemy import Engine
 
 from pooljudge.errors import InputError, StorageError
 
-__all__ = ["confusion", "confusion_view", "kappa_heat", "render_adjudication",
-           "render_agreement"]
+__all__ = ["DISAGREEMENT_LABELS", "PAIR_LABELS", "confusion", "confusion_view", "kappa_heat",
+           "render_adjudication", "render_agreement"]
+
+# The pairwise table's columns (statistics: three decimals) and the disagreements' columns.
+PAIR_LABELS = {"a": "Annotator A", "b": "Annotator B", "n": "Pairs", "topics": "Topics",
+               "agreement": "Agreement", "cohen_kappa": "Cohen's kappa",
+               "weighted_kappa_linear": "Weighted kappa (linear)",
+               "weighted_kappa_quadratic": "Weighted kappa (quadratic)",
+               "positive_agreement": "Positive agreement",
+               "negative_agreement": "Negative agreement", "prevalence": "Prevalence",
+               "kappa_ci_low": "Kappa CI low", "kappa_ci_high": "Kappa CI high"}
+_FLOATS = ("agreement", "cohen_kappa", "weighted_kappa_linear", "weighted_kappa_quadratic",
+           "positive_agreement", "negative_agreement", "prevalence", "kappa_ci_low",
+           "kappa_ci_high")
+DISAGREEMENT_LABELS = {"topic": "Topic", "doc": "Document", "votes": "Votes",
+                       "n_votes": "Votes cast", "spread": "Spread", "adjudicator": "Adjudicator",
+                       "adjudicated": "Adjudicated"}
 
 
 def confusion(latest: pd.DataFrame, a: str, b: str, scale: tuple[int, ...]) -> pd.DataFrame:
@@ -82,11 +98,15 @@ def render_agreement(engine: Engine, campaign: CampaignInfo) -> None:
     pairs = report.pairs
     _overall(report.overall)
     st.subheader("Pairwise (95% bootstrap intervals over topics)")
-    st.dataframe(pairs, hide_index=True)
+    st.caption(f"{MISSING}: undefined (a kappa when both used one label only; an interval "
+               "with fewer than two topics judged by both).")
+    show_table(pairs, PAIR_LABELS, dict.fromkeys(_FLOATS, "%.3f"))
     st.altair_chart(alt.Chart(kappa_heat(pairs)).mark_rect().encode(
-        x="a:N", y="b:N", color=alt.Color("cohen_kappa:Q", scale=alt.Scale(domain=[-1, 1],
-                                                                         scheme="redblue")),
-        tooltip=["a", "b", "cohen_kappa"]).properties(height=260))
+        x=alt.X("a:N", title="Annotator A"), y=alt.Y("b:N", title="Annotator B"),
+        color=alt.Color("cohen_kappa:Q", title="Cohen's kappa",
+                        scale=alt.Scale(domain=[-1, 1], scheme="redblue")),
+        tooltip=[alt.Tooltip("a", title="Annotator A"), alt.Tooltip("b", title="Annotator B"),
+                 alt.Tooltip("cohen_kappa", title="Cohen's kappa")]).properties(height=260))
     names = sorted(votes["annotator"].unique())
     left, right = st.columns(2)
     a = left.selectbox("Annotator A", names, index=0)
@@ -94,7 +114,8 @@ def render_agreement(engine: Engine, campaign: CampaignInfo) -> None:
     st.subheader(f"Confusion matrix: {md_escape(a)} × {md_escape(b)}")
     st.dataframe(confusion_view(confusion(latest, a, b, scale), campaign.scale))
     st.subheader("Most disagreed pairs")
-    st.dataframe(disagreements(latest, scale).head(50), hide_index=True)
+    st.caption(f"Adjudicator and Adjudicated: {MISSING} until an adjudicator decides the pair.")
+    show_table(disagreements(latest, scale).head(50), DISAGREEMENT_LABELS)
     _per_annotator(report.annotators)
 
 
@@ -103,10 +124,10 @@ def _per_annotator(counts: pd.DataFrame | None) -> None:
     if counts is None or counts.empty:
         return
     st.subheader("Per annotator")
-    st.dataframe(counts, hide_index=True, column_config={
-        "labels": st.column_config.NumberColumn("labels", help="latest labels"),
-        "cannot_judge": st.column_config.NumberColumn(
-            "I can't judge this", help="answers counted apart: never a label, never in a kappa")})
+    show_table(counts, {"annotator": "Annotator", "labels": "Labels",
+                        "cannot_judge": "I can't judge this"},
+               helps={"labels": "latest labels", "cannot_judge": "answers counted apart: "
+                      "never a label, never in a kappa"})
 
 
 _ALPHA_HELP = "Krippendorff's alpha over pairs judged by two or more annotators, level: "

@@ -15,12 +15,17 @@ import streamlit as st
 from pooljudge.annotate.records import CampaignInfo
 from pooljudge.annotate.standing import AnnotatorStatistics, annotator_statistics
 from pooljudge.annotate.store import session_scope
+from pooljudge.annotate.ui.tables import MISSING, show_table
 from sqlalchemy import Engine
 
-__all__ = ["BLOCK", "TTL", "label_table", "render_annotator_stats"]
+__all__ = ["BLOCK", "SUMMARY_LABELS", "TTL", "label_table", "render_annotator_stats"]
 
 BLOCK = 25
 TTL = 120
+SUMMARY_LABELS = {"annotator": "Annotator", "role": "Role", "judgments": "Judgments",
+                  "cannot_judge": "I can't judge this", "judged_today": "Today (UTC)",
+                  "median_seconds": "Median seconds", "pairs_left": "Pairs left",
+                  "co_judged": "Pairs co-judged", "kappa": "Mean kappa"}
 
 
 @st.cache_data(ttl=TTL, show_spinner=False)
@@ -46,18 +51,20 @@ def render_annotator_stats(engine: Engine, campaign: CampaignInfo) -> None:
     if stats.summary.empty:
         st.info("Nobody to show yet: add people on the People page.")
         return
-    st.dataframe(stats.summary, hide_index=True, column_config={
-        "median_seconds": st.column_config.NumberColumn("median s", format="%.1f"),
-        "kappa": st.column_config.NumberColumn(
-            "kappa", format="%.2f", help="mean Cohen's kappa with each other annotator, on the "
-            "pairs both labelled (empty: undefined)"),
-        "judged_today": st.column_config.NumberColumn("today (UTC)")})
+    show_table(stats.summary, SUMMARY_LABELS, {"median_seconds": "%.1f", "kappa": "%.2f"},
+               helps={"median_seconds": f"median seconds to a first judgment ({MISSING}: no "
+                                        "timed first judgment; imported labels have no time)",
+                      "kappa": "mean Cohen's kappa with each other annotator, on the pairs "
+                               f"both labelled ({MISSING}: undefined: no pair labelled with "
+                               "another annotator yet, or one label only)"})
     st.caption("Label shares (of each person's labelled pairs)")
     shares = label_table(stats.labels)
-    st.dataframe(shares, hide_index=True, column_config={
+    show_table(shares, SUMMARY_LABELS, column_config={
         c: st.column_config.ProgressColumn(c, min_value=0.0, max_value=1.0, format="percent")
         for c in shares.columns if c != "annotator"})
     if not stats.drift.empty:
         st.caption(f"Drift: share of relevant labels per {BLOCK} judgments, in the order "
                    f"written (figures at most {TTL // 60} minutes old)")
-        st.line_chart(stats.drift, x="block", y="relevant_share", color="annotator")
+        drift = stats.drift.rename(columns={"block": "Block", "annotator": "Annotator",
+                                            "relevant_share": "Share relevant"})
+        st.line_chart(drift, x="Block", y="Share relevant", color="Annotator")

@@ -3,6 +3,8 @@
 Pooling is :mod:`pooling`: depth-k pool of the uploaded runs, a static judging order, an optional
 per-topic budget. The queue follows a static order or an adaptive policy (MTF, MaxMean,
 Thompson sampling) that learns from the judgments; every pair's rank in each run is stored.
+The queue ``review`` makes a high-recall review instead
+(:mod:`pooljudge.annotate.ui.create_review`).
 The label scale is an editable table (value, name, description) that starts from a preset or
 from a JSON file in the format of ``pooljudge init --scale FILE.json``; it sits above the form
 so that choosing a start refills it at once. The judging page's keys are an optional JSON key
@@ -33,6 +35,12 @@ from pooljudge.annotate.links import login_link
 from pooljudge.annotate.records import DEFAULT_MIN_DWELL_MS, MAX_MIN_DWELL_MS, LabelScale
 from pooljudge.annotate.ui import keys
 from pooljudge.annotate.ui import session as login_state
+from pooljudge.annotate.ui.create_review import (
+    REVIEW_HELP,
+    REVIEW_QUEUE,
+    create_review_from_uploads,
+    review_inputs,
+)
 from pooljudge.annotate.ui.people import Link, app_address, parse_people, show_links
 from pooljudge.annotate.ui.render import md_escape
 from pooljudge.annotate.ui.uploads import (
@@ -52,7 +60,8 @@ __all__ = ["SCALES", "SCALE_FROM_FILE", "Pooling", "create_from_uploads", "keyma
 
 SCALES = {"binary (0–1)": (0, 1), "graded 0–2": (0, 2), "graded 0–3": (0, 3)}
 SCALE_FROM_FILE = "a JSON file (as `pooljudge init --scale FILE.json`)"
-QUEUES = {**JUDGING_ORDERS, **{k: f"adaptive — {v}" for k, v in ADAPTIVE_ORDERS.items()}}
+QUEUES = {**JUDGING_ORDERS, **{k: f"adaptive — {v}" for k, v in ADAPTIVE_ORDERS.items()},
+          REVIEW_QUEUE: REVIEW_HELP}
 _SCALE_SOURCE = "label scale"
 CREATE_POOL = "create_pool"                  # an optional ready pool file
 CREATE_MIN_DWELL = "create_min_dwell"  # the form's shortest look before a label key acts
@@ -144,6 +153,7 @@ def render_create(engine: Engine) -> None:
     with st.form(keys.CREATE_FORM):
         values, pooling, files = _form_inputs()
         values |= _answer_inputs(scale)
+        review = review_inputs()
         submitted = st.form_submit_button("Create campaign", key=keys.CREATE_SUBMIT)
     if not submitted:
         return
@@ -152,10 +162,16 @@ def render_create(engine: Engine) -> None:
             raise InputError("the label scale above is not complete: fix it first")
         people = tuple(parse_people(values.pop("people")))
         keymap = keymap_from_text(values.pop("keys"), scale)
+        is_review = values["order"] == REVIEW_QUEUE
+        if is_review:
+            values["order"] = "pool"  # the review's own queue
         settings = CampaignSettings(scale=scale, people=people, keymap=keymap, **values)
         admin_of = [c for c, role in login_state.roles().items() if role == "admin"]
-        links = create_from_uploads(engine, settings, pooling=pooling, **files,
-                                    creator=admin_of[0] if admin_of else "")
+        creator = admin_of[0] if admin_of else ""
+        links = (create_review_from_uploads(engine, settings, review=review, **files,
+                                            creator=creator) if is_review else
+                 create_from_uploads(engine, settings, pooling=pooling, **files,
+                                     creator=creator))
     except (InputError, StorageError) as exc:
         st.session_state.pop(keys.NEW_LINKS, None)
         messages.error(md_escape(f"Nothing was created: {exc}"), icon=":material/error:")

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 import streamlit as st
 from pooljudge.annotate.ui.render import md_escape
+from pooljudge.annotate.ui.tables import MISSING
 from pooljudge.metrics.report import REPORT_MEASURES, ReportData, collect, sections
 from pooljudge.metrics.report_html import Section
 
@@ -81,5 +82,5 @@ def render_section(section: Section) -> None:
 def _table(frame: pd.DataFrame) -> None:
     """A dataframe whose float columns show four decimals (the report's format)."""
     floats = [c for c in frame.columns if pd.api.types.is_float_dtype(frame[c])]
-    st.dataframe(frame, column_config={
+    st.dataframe(frame, placeholder=MISSING, column_config={
         c: st.column_config.NumberColumn(format="%.4f") for c in floats})

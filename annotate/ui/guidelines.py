@@ -20,6 +20,7 @@ from pooljudge.annotate.records import ANNOTATOR_ROLES, AnnotatorInfo, CampaignI
 from pooljudge.annotate.store import session_scope
 from pooljudge.annotate.ui import session as login_state
 from pooljudge.annotate.ui.render import md_escape, text_html
+from pooljudge.annotate.ui.tables import MISSING, show_table
 from sqlalchemy import Engine
 
 from pooljudge.errors import InputError, StorageError
@@ -89,7 +90,12 @@ def render_editor(engine: Engine, campaign: CampaignInfo) -> None:
     if len(readers):
         done = int(readers["acknowledged"].sum())
         st.caption(f"{done} of {len(readers)} people have read the current guidelines.")
-        st.dataframe(readers, hide_index=True)
+        read_at = readers["acked_at"].dt.strftime("%Y-%m-%d %H:%M")
+        show_table(readers.assign(acked_at=read_at),
+                   {"annotator": "Person", "role": "Role", "acknowledged": "Read",
+                    "acked_at": "Read at (UTC)"},
+                   helps={"acked_at": f"when they read the current guidelines ({MISSING}: not "
+                                      "yet)"})
 
 
 def _save(engine: Engine, campaign: str, key: str) -> None:

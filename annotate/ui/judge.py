@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
-from pooljudge.annotate import store
+from pooljudge.annotate import review_worker, store
 from pooljudge.annotate.keymap import ACTIONS, KeyMap, label_action
 from pooljudge.annotate.records import AnnotatorInfo, CampaignInfo, JudgmentRecord, PairView
 from pooljudge.annotate.store import DuplicateWrite, TimeLeft, session_scope, time_left
@@ -45,6 +45,7 @@ from pooljudge.annotate.ui import (
     guidelines,
     judge_prefetch,
     judge_recent,
+    judge_review,
     judge_stats,
     judge_suggestion,
     judge_terms,
@@ -119,6 +120,7 @@ def _judging_area(engine: Engine, user: AnnotatorInfo, campaign: CampaignInfo,
         stand = judge_stats.read_standing(session, user, campaign, progress)
         recent = judge_recent.read_recent(session, user, view, earlier is not None)
         suggestion = judge_suggestion.read(session, campaign, view)
+        review = judge_review.read(session, view)
         others = (store.others_labels(session, annotator_id=user.id, pair_id=view.pair_id)
                   if campaign.show_others_labels and view is not None else [])
         coming = (None if view is None
@@ -144,6 +146,7 @@ def _judging_area(engine: Engine, user: AnnotatorInfo, campaign: CampaignInfo,
                    "A new label is stored as a new version; the old one is kept.",
                    icon=":material/history:")
     judge_suggestion.show(campaign, view, suggestion)
+    judge_review.show(view, review)
     _controls(engine, user, campaign, keymap, view, earlier, recent)
     _pair(engine, user, campaign, view)
     if others:
@@ -343,7 +346,8 @@ def _on_label(engine: Engine, annotator_id: int, view: PairView, label: int | No
         state[DISPLAYED] = view.pair_id  # again (the seconds go on counting from its showing)
         state[keys.FLASH] = not_stored(view)
         return
-    state[keys.BACK_STEPS] = 0
+    review_worker.submit(engine, pair_id=view.pair_id)  # a review topic moves on, in the
+    state[keys.BACK_STEPS] = 0                          # background (never delays the next pair)
     state[keys.CURRENT] = following
     state[keys.FLASH] = (f"Saved label {label} for the previous document." if label is not None
                          else "Saved \"I can't judge this\" for the previous document.")

@@ -17,6 +17,7 @@ from pooljudge.annotate.records import CampaignInfo
 from pooljudge.annotate.store import session_scope
 from pooljudge.annotate.ui import session as login_state
 from pooljudge.annotate.ui.render import md_escape
+from pooljudge.annotate.ui.tables import MISSING, show_table
 from sqlalchemy import Engine
 
 from pooljudge.errors import InputError, StorageError
@@ -60,9 +61,11 @@ def render_terms(engine: Engine, campaign: CampaignInfo) -> None:
     if not terms:
         st.info("This campaign has no topics.")
         return
-    st.dataframe(pd.DataFrame({"topic": list(terms), "terms": [" · ".join(t) for t in
-                                                              terms.values()]}),
-                 hide_index=True)
+    listed = [" · ".join(t) or None for t in terms.values()]
+    show_table(pd.DataFrame({"topic": list(terms), "terms": listed}),
+               {"topic": "Topic", "terms": "Terms"},
+               helps={"terms": f"the terms set here ({MISSING}: none; the topic's own words "
+                               "still mark the documents)"})
     topic = st.selectbox("Topic", list(terms), key=TERMS_TOPIC)
     key = terms_text_key(campaign.id, topic)
     st.session_state.setdefault(key, "\n".join(terms[topic]))  # the stored terms, until edited

@@ -40,6 +40,7 @@ COMMAND_TABLE: tuple[tuple[str, str, str], ...] = (
     ("demo", "demo_cmd", "judge"),
     ("judgments", "judgments_cmd", "judge"),
     ("autojudge", "autojudge_cmd", "judge"),
+    ("nuggets", "nuggets_cmd", "judge"),
     ("agree", "agree_cmd", "qrels"),
     ("export", "export_cmd", "qrels"),
     ("adjudication", "adjudication_cmd", "qrels"),

@@ -1,5 +1,5 @@
-"""``pooljudge campaigns list|show|check|terms|guidelines``: campaigns, their progress and
-their settings."""
+"""``pooljudge campaigns list|show|check|review|terms|guidelines``: campaigns, their progress
+and their settings; a review's topics moved on and their certificates."""
 
 from __future__ import annotations
 
@@ -48,6 +48,16 @@ def _register_campaigns(subparsers: Subcommands) -> None:
     check.add_argument("campaign", metavar="CAMPAIGN", help="the campaign's name")
     add_db_option(check)
     check.set_defaults(handler=_campaigns_check)
+    review = actions.add_parser(
+        "review", help="a review campaign: move every topic on now, show phases and certificates",
+        description="Bring a review campaign's topics up to date with their judgments (retrain "
+                    "the active learner, switch to a random sample, certify: what the server "
+                    "does in the background after each label; people's labels only), "
+                    "then print each topic's phase and certificate.")
+    review.add_argument("campaign", metavar="CAMPAIGN", help="the campaign's name")
+    review.add_argument("--format", choices=("table", "tsv"), default="table", help=FORMAT_HELP)
+    add_db_option(review)
+    review.set_defaults(handler=_campaigns_review)
     _file_action(actions, "guidelines", _campaigns_guidelines,
                  "replace a campaign's guidelines (everyone reads them again)",
                  "Replace the campaign's judging guidelines with the text of FILE (UTF-8). "
@@ -109,6 +119,7 @@ def _campaigns_check(args: argparse.Namespace) -> int:
 
     with open_database(args) as engine, session_scope(engine, readonly=True) as session:
         problems = consistency_problems(session, campaign=args.campaign)
+        problems += _stale_certificates(session, args.campaign)
     for line in problems:
         print(line)
     if problems:
@@ -116,6 +127,43 @@ def _campaigns_check(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 1
     print(f"campaign {args.campaign}: every counter agrees with its rows", file=sys.stderr)
+    return 0
+
+
+def _stale_certificates(session, campaign: str) -> list[str]:
+    """A line per review certificate whose judgments changed since it was written."""
+    from pooljudge.annotate.store import certificates, get_campaign
+
+    found = certificates(session, campaign_id=get_campaign(session, name=campaign).id)
+    return [f"topic {c.topic}: certificate ({c.rule}) is stale: one of its "
+            f"{len(c.judgments)} judgments was withdrawn or replaced since it was written"
+            for c in found if c.stale]
+
+
+def _campaigns_review(args: argparse.Namespace) -> int:
+    """Move each topic on (:func:`pooljudge.annotate.review.update_campaign`), then print."""
+    from pooljudge.annotate.review import review_table, update_campaign
+    from pooljudge.annotate.store import (
+        certificates,
+        get_campaign,
+        review_settings,
+        review_topics,
+        session_scope,
+    )
+
+    with open_database(args) as engine:
+        with session_scope(engine, readonly=True) as session:
+            campaign = get_campaign(session, name=args.campaign)
+            if review_settings(session, campaign_id=campaign.id) is None:
+                raise InputError(f"campaign {args.campaign!r} is not a review (init --review)")
+        steps = update_campaign(engine, campaign_id=campaign.id)
+        with session_scope(engine, readonly=True) as session:
+            states = review_topics(session, campaign_id=campaign.id)
+            found = certificates(session, campaign_id=campaign.id)
+    for topic, done in steps.items():
+        if done:
+            print(f"topic {topic}: {', '.join(done)}", file=sys.stderr)
+    print_frame(review_table(states, found), args.format)
     return 0
 
 

@@ -47,8 +47,8 @@ def with_intervals(summary: pd.DataFrame, results_a: Sequence[RunResult],
                           "evaluate")
     extra = []
     for measure in summary["measure"]:
-        matrices = [_matrix(results, measure, runs, common) for results in (results_a,
-                                                                            results_b)]
+        matrices = [per_topic_matrix(results, measure, runs, common)
+                    for results in (results_a, results_b)]
         row = {}
         if len(runs) >= 2 and common:
             found = bootstrap(*matrices, replicates=max(args.bootstrap, 1), seed=args.seed,
@@ -71,7 +71,8 @@ def _columns(replicates: int) -> list[str]:
     return [*points, *(f"{n}_{side}" for n in names for side in ("low", "high"))]
 
 
-def _matrix(results: Sequence[RunResult], measure: str, runs: list[str], topics: list[str]):
+def per_topic_matrix(results: Sequence[RunResult], measure: str, runs: list[str],
+                     topics: list[str]):
     """Per-topic values, shape (topics, runs)."""
     import numpy as np
 

@@ -19,6 +19,12 @@ from pooljudge.annotate.consensus_policies import (
     TIES_HELP,
 )
 from pooljudge.cli import Subcommands
+from pooljudge.cli.export_settled import (
+    add_undecided_option,
+    check_undecided,
+    settled_lines,
+    with_undecided,
+)
 from pooljudge.cli.inputs import open_database
 from pooljudge.cli.options import add_db_option, described, int_range
 from pooljudge.errors import InputError, UsageError
@@ -51,6 +57,7 @@ def register(subparsers: Subcommands) -> None:
                              f"{described(POLICY_HELP)}")
     export.add_argument("--ties", choices=TIES, default=DEFAULT_TIES,
                         help=f"majority ties (default: {DEFAULT_TIES}): {described(TIES_HELP)}")
+    add_undecided_option(export)
     export.add_argument("--binarize", type=int_range(), metavar="T",
                         help="write 1 for a decided label >= T, else 0")
     export.add_argument("--gold", metavar="SOURCE",
@@ -71,6 +78,9 @@ def register(subparsers: Subcommands) -> None:
     export.add_argument("--cannot-judge", metavar="FILE",
                         help="also write the \"I can't judge this\" answers as TSV: topic, doc, "
                              "annotator, reason (the latest answer of each annotator and pair)")
+    export.add_argument("--certificates", metavar="FILE",
+                        help="a review campaign: also write each certified topic's certificate "
+                        "as JSON (docs/review.md)")
     export.add_argument("--format", choices=EXPORT_FORMATS, default="trec",
                         help="trec (default): TREC qrels and TSV files beside them; hf: a "
                         "Hugging Face dataset in folder DIR (Parquet configs qrels, topics, "
@@ -137,14 +147,19 @@ def load_campaign(args: argparse.Namespace) -> _Loaded:
 
 def _export(args: argparse.Namespace) -> int:
     from pooljudge.annotate.campaigns import sampled_export
-    from pooljudge.annotate.consensus import consensus_qrels
+    from pooljudge.annotate.consensus import settle
     from pooljudge.annotate.consensus_policies import Policy
+    from pooljudge.formats.certificates import write_certificates
     from pooljudge.formats.trec import write_prels, write_qrels
 
-    policy = Policy.parse(args.policy, ties=args.ties, binarize=args.binarize, gold=args.gold)
+    policy = with_undecided(Policy.parse(args.policy, ties=args.ties, binarize=args.binarize,
+                                         gold=args.gold), args.undecided)
     for option, given in (("--soft-qrels", args.soft_qrels), ("--competence", args.competence)):
         if given is not None and policy.name not in MODEL_POLICIES:
             raise UsageError(f"{option}: only with a model policy ({', '.join(MODEL_POLICIES)})")
+    if args.format == "hf" and args.certificates is not None:
+        raise UsageError("--certificates: only with --format trec (the JSON goes beside the "
+                         "qrels)")
     if args.format == "hf":
         from pooljudge.cli.export_hf import export_hf
 
@@ -157,8 +172,10 @@ def _export(args: argparse.Namespace) -> int:
     prels = prels_path(args.output, args.prels)
     for option, target in (("-o", args.output), ("--provenance", provenance),
                            ("--prels", prels), ("--cannot-judge", args.cannot_judge),
-                           ("--soft-qrels", args.soft_qrels), ("--competence", args.competence)):
+                           ("--soft-qrels", args.soft_qrels), ("--competence", args.competence),
+                           ("--certificates", args.certificates)):
         _check_target(option, target)
+    certificates = _certificates(args) if args.certificates is not None else None
     frame, scale, answers, sample = load_campaign(args)
     if args.prels is not None and sample is None:
         raise UsageError(f"--prels: campaign {args.campaign} was not made from a sampled pool")
@@ -166,7 +183,9 @@ def _export(args: argparse.Namespace) -> int:
         raise InputError(f"campaign {args.campaign} has no judgments to export"
                          + (f" ({len(answers)} \"I can't judge this\" answers only)"
                             if len(answers) else ""))
-    qrels, votes = consensus_qrels(frame, scale, policy)
+    settlement = settle(frame, scale, policy)
+    check_undecided(settlement, args.undecided, args.campaign)
+    qrels, votes = settlement.qrels, settlement.provenance
     judged = len(qrels)
     sampled = None if sample is None else sampled_export(qrels, sample)
     with ExitStack() as files:  # renamed on leaving, in reverse order; an error: none is
@@ -176,6 +195,8 @@ def _export(args: argparse.Namespace) -> int:
             _write_model(args, frame, scale, policy, files)
         if provenance is not None:
             write_tsv(votes, files.enter_context(atomic_writer(provenance)))
+        if certificates is not None:
+            write_certificates(certificates, files.enter_context(atomic_writer(args.certificates)))
         if sampled is not None:
             qrels = sampled.qrels
             if prels is not None:  # renamed at once: the qrels below are written last
@@ -186,8 +207,41 @@ def _export(args: argparse.Namespace) -> int:
           + (f" (ties: {policy.ties})" if policy.name in {"majority", "adjudicated"} else "")
           + (f"; {left_out} left out, see the provenance" if left_out else "")
           + _answers_note(len(answers), args.cannot_judge)
-          + _sample_note(sample, prels), file=sys.stderr)
+          + _sample_note(sample, prels)
+          + _certificates_note(certificates, args.certificates),
+          *settled_lines(settlement), sep="\n", file=sys.stderr)
     return 0
+
+
+def _certificates(args: argparse.Namespace) -> dict:
+    """The review campaign's certificates as a JSON document; UsageError for another kind."""
+    from pooljudge.annotate.store import (
+        certificates,
+        get_campaign,
+        review_settings,
+        session_scope,
+    )
+    from pooljudge.formats.certificates import certificates_document
+
+    with open_database(args) as engine, session_scope(engine, readonly=True) as session:
+        campaign = get_campaign(session, name=args.campaign)
+        settings = review_settings(session, campaign_id=campaign.id)
+        if settings is None:
+            raise UsageError(f"--certificates: campaign {args.campaign} is not a review "
+                             "(init --review)")
+        found = certificates(session, campaign_id=campaign.id)
+    level = {"rule": settings.rule, "target": settings.target, "alpha": settings.alpha}
+    return certificates_document(args.campaign, level, [c.as_dict() for c in found])
+
+
+def _certificates_note(document: dict | None, path: str | None) -> str:
+    """The summary's words on the certificates written (stale ones named)."""
+    if document is None:
+        return ""
+    items = document["certificates"]
+    stale = [c["topic"] for c in items if c["stale"]]
+    return (f"; {len(items)} certificates written to {path}"
+            + (f" ({len(stale)} stale: topics {', '.join(stale)})" if stale else ""))
 
 
 def _write_model(args: argparse.Namespace, frame: pd.DataFrame, scale: tuple[int, ...],

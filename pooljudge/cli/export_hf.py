@@ -16,6 +16,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, NamedTuple
 
+from pooljudge.cli.export_settled import check_undecided, settled_lines
 from pooljudge.cli.inputs import open_database
 from pooljudge.errors import InputError, UsageError
 
@@ -54,7 +55,7 @@ class _Campaign(NamedTuple):
 def export_hf(args: argparse.Namespace, policy: Policy) -> int:
     """Check the options and the target, read the campaign, decide the qrels, write DIR."""
     from pooljudge.annotate.campaigns import sampled_export
-    from pooljudge.annotate.consensus import consensus_qrels
+    from pooljudge.annotate.consensus import settle
     from pooljudge.formats.hf import CardFacts, check_hf_target, write_hf_dataset
 
     _check_options(args)
@@ -63,7 +64,9 @@ def export_hf(args: argparse.Namespace, policy: Policy) -> int:
     votes = campaign.judgments[_CONSENSUS_COLUMNS]
     if votes.empty:
         raise InputError(f"campaign {args.campaign} has no judgments to export")
-    qrels, provenance = consensus_qrels(votes, campaign.scale, policy)
+    settlement = settle(votes, campaign.scale, policy)
+    check_undecided(settlement, args.undecided, args.campaign)
+    qrels, provenance = settlement.qrels, settlement.provenance
     judged = len(qrels)
     tables = {"qrels": qrels, "topics": campaign.topics,
               "judgments": campaign.judgments[list(JUDGMENT_COLUMNS)],
@@ -79,7 +82,8 @@ def export_hf(args: argparse.Namespace, policy: Policy) -> int:
                       descriptions={k: DESCRIPTIONS[k] for k in tables})
     target = write_hf_dataset(args.directory, tables, facts, force=args.force)
     print(f"{judged} judged pairs written by policy {policy} to {target} as a Hugging Face "
-          f"dataset (configs: {', '.join(tables)})", file=sys.stderr)
+          f"dataset (configs: {', '.join(tables)})", *settled_lines(settlement), sep="\n",
+          file=sys.stderr)
     return 0
 
 

@@ -24,6 +24,7 @@ from pooljudge.cli.init_inputs import (
     read_units_of,
     runs_of,
 )
+from pooljudge.cli.init_review import add_review_options, check_review, init_review
 from pooljudge.cli.inputs import open_database
 from pooljudge.cli.options import MAX_DEPTH, MAX_OVERLAP, add_db_option, positive_int, seed
 from pooljudge.errors import InputError
@@ -90,7 +91,7 @@ def _register_init(subparsers: Subcommands) -> None:
                         "--dataset has documents)")
     add_dataset_option(parser, "topics and documents (only the pool's documents are fetched; "
                        "--topics or --docs only for what the dataset lacks)")
-    parser.add_argument("--pool", required=True, metavar="POOL.tsv",
+    parser.add_argument("--pool", metavar="POOL.tsv",
                         help="pool file; a sampled pool (pooljudge pool --sample) queues only "
                         "its sampled pairs and keeps every pair's stratum and inclusion "
                         "probability for export")
@@ -142,6 +143,7 @@ def _register_init(subparsers: Subcommands) -> None:
                         help="a unit map with offsets ('chunk doc start end'): the pool's ids "
                         "are passages, each judged inside its document (shown whole, the "
                         "passage marked)")
+    add_review_options(parser)
     add_db_option(parser)
     parser.set_defaults(handler=_init)
 
@@ -153,8 +155,10 @@ def _init(args: argparse.Namespace) -> int:
     from pooljudge.annotate.store import split_sample
     from pooljudge.formats.trec import read_pool
 
+    check_review(args)
     order = judging_order_of(args)
-    check_collection(args)
+    if not args.review:
+        check_collection(args)
     scale = args.scale
     keymap = keymap_of(args.keys, scale)
     check_rationale(args.rationale, scale)
@@ -166,6 +170,9 @@ def _init(args: argparse.Namespace) -> int:
         highlight_narrative=args.highlight_narrative, keymap=keymap, seed=args.seed,
         min_dwell_ms=args.min_dwell_ms,
         suggest_from=args.suggest_from)
+    if args.review:
+        print(init_review(args, settings))
+        return 0
     pool = read_pool(args.pool)
     units = read_units_of(args.units)
     topics, documents = collection(args, pool if units is None else parents_of(pool, units))

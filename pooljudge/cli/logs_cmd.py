@@ -136,6 +136,7 @@ def _import(args: argparse.Namespace) -> int:
     from pooljudge.metrics.log_index import LogIndex
     from pooljudge.metrics.log_queries import (
         log_topics,
+        normalised_values,
         select_queries,
         several_values,
         topic_groups,
@@ -173,7 +174,8 @@ def _import(args: argparse.Namespace) -> int:
 
         with ThreadPoolExecutor(2) as pool:
             list(pool.map(write, range(len(runs.names))))
-    for message in (*runs.warnings, *topic_warnings, *several_values(logs, index=index)):
+    for message in (*runs.warnings, *topic_warnings, *normalised_values(logs, index=index),
+                    *several_values(logs, index=index)):
         warn("logs import", message)
     _flattened_warnings("logs import", flattened, regrouped)
     print(f"{len(logs.retrievals)} retrievals, {queries} queries, {len(runs.names)} "
@@ -214,12 +216,14 @@ def _flattened_warnings(command: str, titles: int, groups: int) -> None:
 def _sample(args: argparse.Namespace) -> int:
     from pooljudge.formats.log_files import write_id_list, write_log_topics
     from pooljudge.metrics.log_index import LogIndex
-    from pooljudge.metrics.log_queries import log_topics, query_strata
+    from pooljudge.metrics.log_queries import log_topics, normalised_values, query_strata
     from pooljudge.pooling.query_sample import sample_queries
 
     logs = _read(args)
     index = LogIndex.of(logs)
     queries, warnings = query_strata(logs, args.stratify, index)
+    if args.stratify:
+        warnings = [*normalised_values(logs, (args.stratify,), index), *warnings]
     sample, allocation, more = sample_queries(queries, args.n, allocation=args.allocation,
                                               seed=args.seed)
     topics, _ = log_topics(logs, index)

@@ -39,6 +39,11 @@ _GZIP = b"\x1f\x8b"
 MIN_RANGE = 8 << 20  # bytes: a file is cut into ranges parsed at once only above this
 # A line starting with one of these may be blank (the newline before included).
 _LINE_START = re.compile(rb"\n[\n\r \t\x0b\x0c]")
+# A line whose first byte after blanks is not "{" (the newline before included): not a record.
+_NOT_OBJECT = re.compile(rb"\n[\r \t\x0b\x0c]*[^{\n\r \t\x0b\x0c]")
+_BLANKS = re.compile(rb"[\r \t\x0b\x0c]*")
+
+
 
 
 def _open(path: PathLike) -> IO[bytes]:
@@ -61,7 +66,10 @@ class LogSource:
     After the last read, ``lines`` is the number of lines (a last one without a newline
     counts), and ``maybe_blank`` is False when no line can be blank: no line starts with a
     blank or a line break. A read error (a corrupt gzip stream, an I/O error) is raised as
-    InputError.
+    InputError. A line that does not start with ``{`` (after blanks) is no record: the stream
+    ends before it and ``not_object`` is set, so that the columnar reader never sees it (a
+    line holding a JSON ``null`` crashes pyarrow 26's JSON reader, a segmentation fault) and
+    the line-by-line pass names it.
     """
 
     def __init__(self, path: PathLike, start: int = 0, end: int | None = None) -> None:
@@ -76,8 +84,13 @@ class LogSource:
         self._start = start
         self._cap = LineCap(path)
         self.maybe_blank = False
+        self._open_blanks: bytes | None = b""  # the blanks after the last newline, if only those
+        self.not_object = False
 
     def read(self, size: int = -1) -> bytes:
+        return b"" if self.not_object else self._read(size)
+
+    def _read(self, size: int) -> bytes:
         if self._left is not None:
             size = self._left if size < 0 else min(size, self._left)
         try:
@@ -94,11 +107,29 @@ class LogSource:
         except InputError as exc:  # number the line from the file's start, not the range's
             exc.line = (exc.line or 0) + _newlines_before(self.path, self._start)
             raise InputError(exc.message, path=exc.path, line=exc.line) from None
+        data = self._up_to_a_non_object(data)
         if data:
             self._newlines += data.count(b"\n")
             if not self.maybe_blank:
                 self.maybe_blank = bool(_LINE_START.search(self._last + data))
             self._last = data[-1:]
+        return data
+
+    def _up_to_a_non_object(self, data: bytes) -> bytes:
+        """``data``, or its bytes before the first line that begins with a byte other than
+        ``{`` after blanks (then ``not_object`` is set). A blank line passes (``maybe_blank``
+        sends it to the line-by-line pass); a line cut between two reads is checked across
+        the cut."""
+        prefix = b"" if self._open_blanks is None else b"\n" + self._open_blanks
+        joined = prefix + data
+        bad = _NOT_OBJECT.search(joined)
+        if bad:
+            self.not_object = True
+            return data[:max(0, bad.start() - len(prefix))]
+        last = joined.rfind(b"\n")
+        if last >= 0:
+            after = joined[last + 1:]
+            self._open_blanks = after if _BLANKS.fullmatch(after) else None
         return data
 
     @property

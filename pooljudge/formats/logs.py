@@ -182,17 +182,41 @@ def _parts(source: LogSource) -> list[dict]:
 
 
 def _batches(source: LogSource) -> Iterator[pa.RecordBatch]:
+    """The record batches of ``source``, read here a block of whole lines at a time and parsed
+    by pyarrow (its threads, the GIL released). The bytes are handed over in memory, never as a
+    Python file: pyarrow's streaming reader read such a file on its own thread, which could
+    still hold it when the process exited (``terminate called``, an abort at exit)."""
     import pyarrow.json as pj
 
     options = pj.ParseOptions(explicit_schema=SCHEMA, unexpected_field_behavior="ignore")
-    try:
-        # glibc's allocator, not Arrow's default pool: what the parser frees between blocks
-        # goes back to the kernel (release_freed_memory), ~250 MB less at 1M lines
-        reader = pj.open_json(source, read_options=pj.ReadOptions(block_size=_BLOCK),
-                              parse_options=options, memory_pool=pa.system_memory_pool())
-        yield from reader
-    except pa.ArrowException as exc:
-        raise _Bad(str(exc)) from None
+    read_options = pj.ReadOptions(block_size=_BLOCK)
+    for block in _line_blocks(source):
+        try:
+            # glibc's allocator, not Arrow's default pool: what the parser frees between blocks
+            # goes back to the kernel (release_freed_memory), ~250 MB less at 1M lines
+            table = pj.read_json(pa.py_buffer(block), read_options=read_options,
+                                 parse_options=options, memory_pool=pa.system_memory_pool())
+        except pa.ArrowException as exc:
+            raise _Bad(str(exc)) from None
+        yield from table.to_batches()
+    if source.not_object:
+        raise _Bad("a line that is not a JSON object")
+
+
+def _line_blocks(source: LogSource) -> Iterator[bytes]:
+    """``source``'s bytes in blocks of about ``_BLOCK`` bytes, each ending at a line end (the
+    last one at the end of the stream), blocks of blanks only left out."""
+    rest = b""
+    while data := source.read(_BLOCK):
+        cut = data.rfind(b"\n") + 1
+        if not cut:
+            rest += data
+            continue
+        block, rest = rest + data[:cut], data[cut:]
+        if not block.isspace():
+            yield block
+    if rest and not rest.isspace():
+        yield rest
 
 
 def _checked(batch: pa.RecordBatch) -> dict[str, pa.Array | np.ndarray]:

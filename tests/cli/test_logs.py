@@ -164,6 +164,27 @@ def test_sample_counts_per_category_are_exact(tmp_path, capsys, log_file):
     assert len(out.splitlines()) == 8
 
 
+def test_import_groups_and_sample_strata_read_a_category_alike(tmp_path, capsys):
+    """`` billing`` and ``billing`` are one group and one stratum, a blank category is none;
+    both commands print the same warning."""
+    records = [{"query_id": f"q{i}", "category": [" billing", "billing", "  "][i % 3],
+                "results": [{"id": "d1"}]} for i in range(6)]
+    log = write_jsonl(tmp_path / "log.jsonl", records, gz=False)
+    status, _, imported = _run(capsys, "logs", "import", str(log), "--out", str(tmp_path / "o"))
+    assert status == 0
+    groups = (tmp_path / "o" / "topic-groups.tsv").read_text().splitlines()[1:]
+    assert sorted(groups) == ["q0 category=billing", "q1 category=billing",
+                              "q3 category=billing", "q4 category=billing"]
+    status, _, sampled = _run(capsys, "logs", "sample", str(log), "--n", "3", "--stratify",
+                              "category")
+    assert status == 0
+    table = {row.split()[0]: int(row.split()[-1]) for row in sampled.splitlines()[3:]}
+    assert table == {"billing": 2, "(none)": 1}
+    warning = ("warning: 4 query id(s) have a category value with tabs, line breaks or blanks at "
+               "its ends: read as one line, the ends removed, a blank value as none (e.g. q0)")
+    assert warning in imported and warning in sampled
+
+
 def test_sample_more_than_logged_is_a_usage_error(tmp_path, capsys, log_file):
     status, _, err = _run(capsys, "logs", "sample", str(log_file), "--n", "13")
     assert status == 2 and "--n: 13 queries asked for, but the logs hold only 12" in err

@@ -94,3 +94,23 @@ def test_agreement_overview_shows_coefficients_not_raw_json(app, page, judged) -
     metrics.nth(5).wait_for()
     assert metrics.count() == 6
     assert "α nominal" in page.inner_text("body")
+
+
+def test_admin_export_states_the_undecided_pairs_and_leaves_them_out(app, page, judged) -> None:
+    """d2 and d5 tie (1 vs 0): the page says so above the downloads, lists them, and leaving
+    them out takes them out of the downloaded qrels."""
+    campaign, tokens = judged
+    app.open_as(page, tokens["boss"], "/export")
+    page.get_by_text("2 undecided pairs: their most frequent labels tie").wait_for()
+    body = page.inner_text("body")
+    assert ("Pairs settled by each rule: unanimous: 4, majority: 0, "
+            "majority tie → lower label: 2.") in body
+    assert page.get_by_role("link", name="Adjudicate them").count() == 1
+    page.get_by_text("leave them out of the qrels").click()
+    page.get_by_text("majority tie → left out: 2").wait_for()
+    wait_idle(page)
+    with page.expect_download() as info:
+        page.locator(f".st-key-{keys.DOWNLOAD_QRELS} button").click()
+    text = Path(info.value.path()).read_text(encoding="utf-8")
+    assert text == "101 0 d1 1\n101 0 d3 0\n101 0 d4 0\n101 0 d6 0\n"
+    assert info.value.suggested_filename == f"{campaign}.qrels"

@@ -13,6 +13,7 @@ from pooljudge.metrics.latency import LATENCY_COLUMNS, latency_table
 from pooljudge.metrics.log_index import LogIndex
 from pooljudge.metrics.log_queries import (
     log_topics,
+    normalised_values,
     query_strata,
     select_queries,
     several_values,
@@ -173,6 +174,28 @@ def test_topic_groups_follow_the_strata_rule_the_first_logged_value(tmp_path):
     message = ("1 query id(s) are logged with several values of category (e.g. q1): each is "
                "counted in its first")
     assert several_values(logs) == strata_warnings == [message]
+
+
+def test_groups_and_strata_read_a_field_by_one_rule_one_line_trimmed_blank_as_none(tmp_path):
+    """`` billing`` and ``billing\t`` are one value (so q1, logged with both, has one), a tab
+    inside is a space, a blank value is none; groups and strata agree, and one warning counts
+    the query ids whose first value changed."""
+    records = [{"query_id": "q1", "category": " billing", "results": []},
+               {"query_id": "q1", "category": "billing\t", "results": []},
+               {"query_id": "q2", "category": "ship\tping", "results": []},
+               {"query_id": "q3", "category": "  ", "results": []},
+               {"query_id": "q4", "category": "billing", "results": []}]
+    logs = _logs(tmp_path, records)
+    groups = topic_groups(logs, ("category",))
+    assert list(groups.itertuples(index=False, name=None)) == [
+        ("q1", "category=billing"), ("q2", "category=ship ping"), ("q4", "category=billing")]
+    strata, warnings = query_strata(logs, "category")
+    assert strata["stratum"].tolist()[:2] == ["billing", "ship ping"]
+    assert pd.isna(strata["stratum"].iloc[2]) and strata["stratum"].iloc[3] == "billing"
+    assert warnings == [] and several_values(logs, ("category",)) == []
+    assert normalised_values(logs, ("category", "language")) == [
+        "3 query id(s) have a category value with tabs, line breaks or blanks at its ends: read "
+        "as one line, the ends removed, a blank value as none (e.g. q1)"]
 
 
 def test_latency_percentiles_match_numpy_per_run(tmp_path):

@@ -18,6 +18,10 @@ from the pair's own :meth:`FakeOpenAI.plan`:
 - ``"nolabel"``: a valid completion whose text holds no label; ``"outside"``: label 99;
 - ``"drop"``: headers and part of the body, then the socket is closed.
 
+With ``decide`` set, every answer is ``decide(prompt)`` instead (the user messages' text, so a
+test can model a judge that reads the prompt, e.g. one that matches the query's words); the
+pair then needs no truth.
+
 With ``api_key`` set, a request without ``Authorization: Bearer api_key`` gets 401. Every
 request is recorded (:attr:`FakeOpenAI.requests`) with its time, pair and fault.
 """
@@ -62,11 +66,12 @@ class FakeOpenAI:
     def __init__(self, truth: Mapping[tuple[str, str], int], *, values: Iterable[int] = (0, 1),
                  model: str = "test-model", noise: float = 0.0, seed: int = 0,
                  latency: float = 0.0, retry_after: str | Callable[[], str] = "1",
-                 slow_seconds: float = 3.0,
-                 api_key: str | None = None) -> None:
+                 slow_seconds: float = 3.0, api_key: str | None = None,
+                 decide: Callable[[str], int] | None = None) -> None:
         self.truth, self.values, self.model = dict(truth), tuple(values), model
         self.noise, self.seed, self.latency = noise, seed, latency
         self.retry_after, self.slow_seconds, self.api_key = retry_after, slow_seconds, api_key
+        self.decide = decide
         self.requests: list[Request] = []
         self.answers: dict[tuple[str, str], int] = {}
         self._any: deque[str] = deque()
@@ -216,6 +221,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._raw(200, b'{"id": "x", "object": "chat.completion", "choices": [{"mess')
         elif fault == "drop":
             self._drop()
+        elif fake.decide is not None and fault is None:
+            prompt = "\n".join(str(m.get("content", "")) for m in body.get("messages", [])
+                               if m.get("role") == "user")
+            self._completion(json.dumps({"label": fake.decide(prompt)}), body)
         elif pair is None:
             self._json(400, {"error": {"message": "no known topic and document in the prompt"}})
         else:

@@ -44,4 +44,15 @@ not draw, by their ids as text (see :mod:`pooljudge.annotate.store.samples`).
 Passages (revision 0009): ``document.parent``, ``passage_start`` and ``passage_end`` are NULL for
 a whole document and set for a passage, whose ``text`` is its slice of the parent row (stored
 once per campaign); CHECK ``ck_document_passage``.
+
+Review campaigns (revision 0012): ``review`` marks a campaign as a high-recall review (its
+stopping rule, target recall, alpha, seed); ``review_topic`` holds each topic's phase (``rank``,
+``sample``, ``certified``), the label count its stored ranking was trained on and the next
+retrain's; ``review_sample`` a topic's random sample in draw order; ``certificate`` why a topic
+stopped and the judgment ids it rests on (with their SHA-256 digest). In a certified topic every
+``pair.open_slots`` is 0 (its queue is closed; see :mod:`pooljudge.annotate.store.review`).
+Nuggets (revision 0013): ``nugget`` (banks per topic, never deleted: a state), ``nugget_event``
+(their history), ``rag_answer`` and ``answer_sentence`` (RAG answers and their cited sentences),
+``nugget_assignment`` (assessors' labels of (answer, nugget) cells, append-only); their
+invariants are in :mod:`pooljudge.annotate.store.nugget_models`.
 """

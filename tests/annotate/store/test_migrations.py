@@ -278,3 +278,66 @@ def test_0008_downgrade_refuses_to_drop_a_sampled_campaign(fresh_db_url):
                 "SELECT SUM(inclusion) FROM pair")).scalar() == 1.5
     finally:
         engine.dispose()
+
+
+def test_0012_adds_the_review_tables_keeping_rows_and_goes_back(fresh_db_url):
+    engine = open_engine(fresh_db_url)
+    try:
+        ids = _judged_campaign(engine)
+        migrate(engine, "0011", downgrade=True)
+        with engine.connect() as connection:
+            tables = set(sa.inspect(connection).get_table_names())
+            assert not {"review", "review_topic", "review_sample", "certificate"} & tables
+        migrate(engine, "head")
+        with engine.connect() as connection:
+            rows = connection.execute(sa.text(
+                "SELECT p.id, j.label FROM judgment j JOIN pair p ON p.id = j.pair_id")).all()
+            assert compare_metadata(MigrationContext.configure(connection), SQLModel.metadata) == []
+            assert connection.execute(sa.text("SELECT COUNT(*) FROM review")).scalar() == 0
+        assert [tuple(r) for r in rows] == [(ids["pair"], 1)]
+    finally:
+        engine.dispose()
+
+
+def test_0012_downgrade_refuses_to_drop_a_review(fresh_db_url):
+    from pooljudge.annotate.store import start_review
+
+    engine = open_engine(fresh_db_url)
+    try:
+        name = f"rev-{uuid.uuid4().hex[:8]}"
+        with session_scope(engine) as session:
+            create_campaign(session, name=name, scale=LabelScale.binary(), **small_collection())
+            start_review(session, campaign=name, rule="knee", target=0.9, alpha=0.1, seed=0)
+        with pytest.raises(RuntimeError, match="1 review campaigns"):
+            migrate(engine, "0011", downgrade=True)
+        with engine.connect() as connection:
+            assert MigrationContext.configure(connection).get_current_revision() == HEAD
+            assert connection.execute(sa.text("SELECT COUNT(*) FROM review_topic")).scalar() == 2
+    finally:
+        engine.dispose()
+
+
+def test_0013_adds_nugget_tables_goes_back_empty_and_refuses_to_drop_nuggets(fresh_db_url):
+    from pooljudge.annotate.store import import_nuggets, nugget_bank
+
+    from pooljudge.formats.nuggets import NuggetRow
+
+    before = ScriptDirectory.from_config(migration_config()).get_revision("0013").down_revision
+    tables = {"nugget", "nugget_event", "rag_answer", "answer_sentence", "nugget_assignment"}
+    engine = open_engine(fresh_db_url)
+    try:
+        ids = _judged_campaign(engine)
+        migrate(engine, before, downgrade=True)
+        assert not tables & set(sa.inspect(engine).get_table_names())
+        migrate(engine, "head")
+        assert tables <= set(sa.inspect(engine).get_table_names())
+        with session_scope(engine) as session:  # the older data is intact and usable
+            assert next_pair(session, annotator_id=ids["ann"]) is not None
+            name = session.execute(sa.text("SELECT name FROM campaign")).scalar()
+            import_nuggets(session, campaign=name, rows=[NuggetRow("t0", "a fact", "vital")])
+        with pytest.raises(RuntimeError, match="table nugget_event holds 1 rows"):
+            migrate(engine, before, downgrade=True)
+        with session_scope(engine, readonly=True) as session:
+            assert [n.text for n in nugget_bank(session, campaign=name)] == ["a fact"]
+    finally:
+        engine.dispose()

@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 from pooljudge.annotate.store import database_url, open_engine
 from sqlalchemy import Engine
+from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
 from tests.support.guidelines import acknowledge_for
@@ -54,6 +55,23 @@ def open_page() -> Callable[..., AppTest]:
         assert not at.exception, [e.value for e in at.exception]
         return at
     return open_
+
+
+@pytest.fixture
+def downloads(monkeypatch) -> dict[str, bytes]:
+    """The bytes each download button offers, by file name (recorded as the app stores them:
+    AppTest drops its media storage after every run)."""
+    offered: dict[str, bytes] = {}
+    original = MemoryMediaFileStorage.load_and_get_id
+
+    def record(self, path_or_data, mimetype, kind, filename=None):
+        if filename is not None and isinstance(path_or_data, bytes | str):
+            offered[filename] = (path_or_data.encode() if isinstance(path_or_data, str)
+                                 else path_or_data)
+        return original(self, path_or_data, mimetype, kind, filename)
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
+    return offered
 
 
 def two_topic_collection(docs: Mapping[str, str], text: str) -> dict[str, pd.DataFrame]:

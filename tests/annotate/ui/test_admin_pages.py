@@ -17,7 +17,6 @@ from pooljudge.annotate.records import LabelScale
 from pooljudge.annotate.store import session_scope
 from pooljudge.annotate.ui import keys
 from sklearn.metrics import cohen_kappa_score
-from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
 ADMIN_PAGES = ("adjudicate", "overview", "agreement", "export", "evaluate", "create", "people",
@@ -98,7 +97,7 @@ def test_overview_counts_the_imported_judgments(judged, open_page) -> None:
     # 6 pairs x overlap 2 = 12 needed; 11 imported judgments, all within the same hour.
     assert metrics["Judgments done"] == f"{len(LABELS)} / 12"
     assert metrics["Complete"] == f"{len(LABELS) / 12:.0%}"
-    assert metrics["Judgments in the last active hour"] == str(len(LABELS))
+    assert metrics["Last active hour"] == str(len(LABELS))
 
 
 # --- agreement ----------------------------------------------------------------------------------
@@ -113,8 +112,8 @@ def test_agreement_shows_six_cards_and_sklearn_kappa(judged, open_page) -> None:
     labels = pd.DataFrame(LABELS, columns=["annotator", "doc", "label"]).pivot(
         index="doc", columns="annotator", values="label").dropna()
     expected = cohen_kappa_score(labels["ann1"], labels["ann2"])
-    assert pairs[["a", "b"]].to_numpy().tolist() == [["ann1", "ann2"]]
-    assert float(pairs["cohen_kappa"].iat[0]) == pytest.approx(expected, abs=1e-12)
+    assert pairs[["Annotator A", "Annotator B"]].to_numpy().tolist() == [["ann1", "ann2"]]
+    assert float(pairs["Cohen's kappa"].iat[0]) == pytest.approx(expected, abs=1e-12)
 
 
 # --- adjudication -------------------------------------------------------------------------------
@@ -138,23 +137,6 @@ def test_adjudication_shows_the_first_disagreement_and_stores_one_decision(
 
 
 # --- export -------------------------------------------------------------------------------------
-
-@pytest.fixture
-def downloads(monkeypatch) -> dict[str, bytes]:
-    """The bytes each download button offers, by its file name (recorded as the app stores them;
-    AppTest's media storage is dropped after every run)."""
-    offered: dict[str, bytes] = {}
-    original = MemoryMediaFileStorage.load_and_get_id
-
-    def record(self, path_or_data, mimetype, kind, filename=None):
-        if filename is not None and isinstance(path_or_data, bytes | str):
-            data = path_or_data.encode() if isinstance(path_or_data, str) else path_or_data
-            offered[filename] = data
-        return original(self, path_or_data, mimetype, kind, filename)
-
-    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
-    return offered
-
 
 def test_export_offers_the_consensus_qrels(judged, downloads, open_page) -> None:
     at = open_page(judged["tokens"]["boss"], "export")

@@ -22,11 +22,16 @@ from pooljudge.annotate.records import Label, LabelScale
 from pooljudge.annotate.store import PACE, session_scope, time_left
 from pooljudge.annotate.ui import keys
 from pooljudge.annotate.ui.admin import hourly_rates
-from pooljudge.annotate.ui.agreement_view import confusion, confusion_view, kappa_heat
+from pooljudge.annotate.ui.agreement_view import (
+    DISAGREEMENT_LABELS,
+    PAIR_LABELS,
+    confusion,
+    confusion_view,
+    kappa_heat,
+)
 from pooljudge.annotate.ui.render import JOINER, md_escape
 from sklearn.metrics import cohen_kappa_score
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
-from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import UnknownElement
 
@@ -75,23 +80,6 @@ def tokens(db, collection) -> dict[str, str]:
     return found
 
 
-@pytest.fixture
-def downloads(monkeypatch) -> dict[str, bytes]:
-    """The bytes each download button offers, by file name (AppTest drops its media storage
-    after every run, so they are recorded as the app stores them)."""
-    offered: dict[str, bytes] = {}
-    original = MemoryMediaFileStorage.load_and_get_id
-
-    def record(self, path_or_data, mimetype, kind, filename=None):
-        if filename is not None and isinstance(path_or_data, bytes | str):
-            offered[filename] = (path_or_data.encode() if isinstance(path_or_data, str)
-                                 else path_or_data)
-        return original(self, path_or_data, mimetype, kind, filename)
-
-    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
-    return offered
-
-
 def _frame(engine, latest_only: bool = True) -> pd.DataFrame:
     with session_scope(engine, readonly=True) as session:
         return store.judgments_frame(session, campaign="c", latest_only=latest_only)
@@ -136,15 +124,15 @@ def test_overview_tables_metrics_and_hourly_chart(db, tokens, open_page) -> None
         "Judgments done": "11 / 12", "Complete": "92%",
         # first judgments from 10:59 to 11:59: ann1's d4, d5, d6; ann2's d2, d3 (not ann1's
         # change of d4 at 11:58, nor the referee's adjudication)
-        "Judgments in the last active hour": "5",
-        f"Time left {PACE}": "12 min"}                   # 1 judgment left / 5 per hour
+        "Last active hour": "5",
+        "Time left": "12 min"}                   # 1 judgment left / 5 per hour
     topics = at.dataframe[0].value
-    assert topics[["topic", "pairs", "judgments_needed", "judgments_done"]].to_numpy().tolist() \
+    assert topics[["Topic", "Pairs", "Judgments needed", "Judgments done"]].to_numpy().tolist() \
         == [["7", 4, 8, 7], ["8", 2, 4, 4]]
-    assert topics["share"].tolist() == pytest.approx([7 / 8, 1.0])
+    assert topics["Done"].tolist() == pytest.approx([7 / 8, 1.0])
     people = at.dataframe[1].value
-    assert people.index.tolist() == ["ann1", "ann2", "total"]
-    assert people.columns.tolist() == ["7", "8", "total"]
+    assert people.index.tolist() == ["ann1", "ann2", "Total"]
+    assert people.columns.tolist() == ["7", "8", "Total"]
     assert people.to_numpy().tolist() == [[4, 2, 6], [3, 2, 5], [7, 4, 11]]
     chart, _drift = _charts(at)                          # then the annotators' drift chart
     with session_scope(db, readonly=True) as session:
@@ -171,7 +159,7 @@ def test_the_judge_page_and_the_overview_show_the_same_time_left(first, db, toke
     for page in (first, *({"overview", "judge"} - {first})):
         if page == "overview":
             metrics = {m.label: m.value for m in open_page(tokens["boss"], "overview").metric}
-            shown[page] = metrics[f"Time left {PACE}"]
+            shown[page] = metrics["Time left"]
         else:
             at = open_page(tokens["ann2"])
             (caption,) = [c.value for c in at.caption if PACE in c.value]
@@ -247,7 +235,7 @@ def test_export_offers_qrels_provenance_and_every_row(db, tokens, downloads, ope
     shown = _read_tsv(downloads["c.provenance.tsv"])
     assert shown.columns.tolist() == provenance.columns.tolist()
     assert shown.astype(str).to_numpy().tolist() == provenance.astype(str).to_numpy().tolist()
-    assert at.dataframe[0].value.astype(str).to_numpy().tolist() == \
+    assert at.dataframe[1].value.astype(str).to_numpy().tolist() == \
         provenance.astype(str).to_numpy().tolist()
     rows = _read_tsv(downloads["c.judgments.tsv"])
     assert rows.columns.tolist() == every.columns.tolist()
@@ -280,14 +268,14 @@ def test_agreement_tables_heat_map_confusion_and_disagreements(db, tokens, open_
     votes = latest[latest["kind"] == "judgment"]
     report = agreement_report(votes, SCALE.values)
     pairs = at.dataframe[0].value
-    assert {"kappa_ci_low", "kappa_ci_high"} <= set(pairs.columns)
-    assert pairs.columns.tolist() == report.pairs.columns.tolist()
+    assert {"Kappa CI low", "Kappa CI high"} <= set(pairs.columns)
+    assert pairs.columns.tolist() == [PAIR_LABELS[c] for c in report.pairs.columns]
     assert pairs.astype(str).to_numpy().tolist() == report.pairs.astype(str).to_numpy().tolist()
     # ann1 (1, 1, 1, 0, 1) and ann2 (1, 0, 0, 0, 1) on d1, d2, d3, d5, d6
     kappa = cohen_kappa_score([1, 1, 1, 0, 1], [1, 0, 0, 0, 1])
-    assert float(pairs["cohen_kappa"].iat[0]) == pytest.approx(kappa, abs=1e-12)
+    assert float(pairs["Cohen's kappa"].iat[0]) == pytest.approx(kappa, abs=1e-12)
     # both topics mix labels, so every resample of topics has a kappa: a finite interval
-    low, high = float(pairs["kappa_ci_low"].iat[0]), float(pairs["kappa_ci_high"].iat[0])
+    low, high = float(pairs["Kappa CI low"].iat[0]), float(pairs["Kappa CI high"].iat[0])
     assert -1 <= low <= kappa <= high <= 1 and low < high
     (heat,) = _charts(at)
     assert heat[["a", "b"]].to_numpy().tolist() == [["ann1", "ann2"], ["ann2", "ann1"]]
@@ -303,9 +291,11 @@ def test_agreement_tables_heat_map_confusion_and_disagreements(db, tokens, open_
         ).tolist()
     worst = at.dataframe[2].value
     expected = disagreements(latest, SCALE.values)
-    assert worst[["topic", "doc", "votes", "n_votes", "spread"]].to_numpy().tolist() == [
+    assert worst.columns.tolist() == [DISAGREEMENT_LABELS[c] for c in expected.columns]
+    assert worst[["Topic", "Document", "Votes", "Votes cast", "Spread"]].to_numpy().tolist() == [
         ["7", "d2", "ann1=1 ann2=0", 2, 1], ["7", "d3", "ann1=1 ann2=0", 2, 1]]
-    assert worst["adjudicator"].tolist()[0] == "referee" and pd.isna(worst["adjudicator"].iat[1])
+    assert worst["Adjudicator"].tolist()[0] == "referee" and pd.isna(worst["Adjudicator"].iat[1])
+    assert at.dataframe[2].proto.placeholder == "—"        # not adjudicated yet: a dash
     assert worst.astype(str).to_numpy().tolist() == expected.astype(str).to_numpy().tolist()
 
 

@@ -14,8 +14,7 @@ from pooljudge.annotate.records import LabelScale
 from pooljudge.annotate.store import session_scope
 from pooljudge.annotate.ui.create import CREATE_CANNOT_JUDGE, CREATE_RATIONALE
 
-# The create page's fixture and form helpers; the admin pages' record of downloads.
-from tests.annotate.ui.test_admin_pages import downloads  # noqa: F401
+# The create page's fixture and form helpers (the record of downloads is conftest's).
 from tests.annotate.ui.test_create_page import _create_page, _fill, _submit, app  # noqa: F401
 
 DOCS = {"d1": "7", "d2": "7", "d3": "7", "d4": "8"}
@@ -55,7 +54,7 @@ def test_the_new_campaign_form_stores_the_answer_settings(app, ticked) -> None: 
                                                                  else (False, ()))
 
 
-def test_export_counts_the_answers_and_offers_them_apart(answered, downloads,  # noqa: F811
+def test_export_counts_the_answers_and_offers_them_apart(answered, downloads,
                                                          open_page) -> None:
     at = open_page(answered["boss"], "export")
     assert any("3 judged pairs in the qrels" in c.value
@@ -68,9 +67,9 @@ def test_export_counts_the_answers_and_offers_them_apart(answered, downloads,  #
 
 def test_agreement_lists_the_answers_per_annotator(answered, open_page) -> None:
     at = open_page(answered["boss"], "agreement")
-    (counts,) = [d.value for d in at.dataframe if "cannot_judge" in d.value.columns]
+    (counts,) = [d.value for d in at.dataframe if "I can't judge this" in d.value.columns]
     assert counts.to_dict("records") == [
-        {"annotator": "ann1", "labels": 2, "cannot_judge": 1},
-        {"annotator": "ann2", "labels": 3, "cannot_judge": 0}]
+        {"Annotator": "ann1", "Labels": 2, "I can't judge this": 1},
+        {"Annotator": "ann2", "Labels": 3, "I can't judge this": 0}]
     judgments = next(m.value for m in at.metric if m.label == "Judgments")
     assert judgments == "5"                              # labels only: the answer is apart

@@ -102,8 +102,7 @@ def test_the_admin_editor_saves_and_every_annotator_reads_again(app_db, collecti
     box = at.text_area(key=editor_key(campaign_id))
     assert box.value == RULES
     readers = at.dataframe[-1].value
-    assert readers.set_index("annotator")["acknowledged"].to_dict() == {"ann": True,
-                                                                       "boss": True}
+    assert readers.set_index("Person")["Read"].to_dict() == {"ann": True, "boss": True}
     box.input("Only rule: be careful.")
     at.button(key=SAVE).click().run()
     assert not at.exception
@@ -112,6 +111,9 @@ def test_the_admin_editor_saves_and_every_annotator_reads_again(app_db, collecti
         assert store.get_campaign(session, name="c").guidelines == "Only rule: be careful."
         assert store.needs_guidelines(session, annotator_id=store.annotator_id(
             session, campaign="c", name="ann"))
-    assert at.dataframe[-1].value["acknowledged"].tolist() == [False, False]
+    readers = at.dataframe[-1]
+    assert readers.value["Read"].tolist() == [False, False]
+    assert readers.value["Read at (UTC)"].isna().all()              # drawn as a dash
+    assert readers.proto.placeholder == "—"
     at = open_page(tokens["ann"], read_guidelines=False)
     assert _gate_shown(at)

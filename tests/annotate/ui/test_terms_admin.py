@@ -33,7 +33,7 @@ def _campaign_id(engine) -> int:
 
 def test_save_replaces_the_topics_terms(app_db, boss, open_page, inert) -> None:
     at = open_page(boss, "terms")
-    assert list(at.dataframe[0].value["topic"]) == ["7", "8"]
+    assert list(at.dataframe[0].value["Topic"]) == ["7", "8"]
     assert at.selectbox(key=TERMS_TOPIC).value == "7"
     key = terms_text_key(_campaign_id(app_db), "7")
     assert at.text_area(key=key).value == ""

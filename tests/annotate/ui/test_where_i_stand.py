@@ -94,15 +94,15 @@ def test_the_overview_shows_each_annotators_statistics(app_db, tokens, open_page
             + [("bob", d, lab, "2026-01-01T11:00:00Z", 9) for d, lab in [("d1", 1), ("d2", 1)]])
     at = open_page(tokens["boss"], "overview")
     assert "Annotators" in [s.value for s in at.subheader]
-    summary = next(d.value for d in at.dataframe if "median_seconds" in d.value.columns)
-    rows = summary.set_index("annotator")
-    assert rows["judgments"].to_dict() == {"ann": 3, "bob": 2, "boss": 0}
-    assert rows["median_seconds"].astype(float).to_dict() == pytest.approx(
-        {"ann": 4.0, "bob": 9.0, "boss": float("nan")}, nan_ok=True)
-    assert rows["co_judged"].to_dict() == {"ann": 2, "bob": 2, "boss": 0}
-    assert rows["pairs_left"].to_dict() == {"ann": 1, "bob": 2, "boss": 2}
+    summary = next(d.value for d in at.dataframe if "Median seconds" in d.value.columns)
+    rows = summary.set_index("Annotator")
+    assert rows["Judgments"].to_dict() == {"ann": 3, "bob": 2, "boss": 0}
+    assert rows["Median seconds"].astype(float).to_dict() == pytest.approx(
+        {"ann": 4.0, "bob": 9.0, "boss": float("nan")}, nan_ok=True)   # shown as a dash
+    assert rows["Pairs co-judged"].to_dict() == {"ann": 2, "bob": 2, "boss": 0}
+    assert rows["Pairs left"].to_dict() == {"ann": 1, "bob": 2, "boss": 2}
     shares = next(d.value for d in at.dataframe if "0 · <b>No</b>" in d.value.columns)
-    assert shares.set_index("annotator")["1 · [Yes](http://evil.example)"].to_dict() == \
+    assert shares.set_index("Annotator")["1 · [Yes](http://evil.example)"].to_dict() == \
         pytest.approx({"ann": 2 / 3, "bob": 1.0, "boss": 0.0})
 
 

@@ -261,3 +261,35 @@ def test_gzip_is_recognised_by_content_not_name(tmp_path):
     data = (json.dumps(GOOD) + "\n").encode()
     (tmp_path / "log.txt").write_bytes(gzip.compress(data))
     assert list(read_logs(tmp_path / "log.txt").retrievals["query_id"]) == ["q1"]
+
+
+_REPEATED_READS = """
+import sys
+from pooljudge.errors import InputError
+from pooljudge.formats.logs import read_logs
+for _ in range(300):
+    try:
+        read_logs(sys.argv[1])
+    except InputError as exc:
+        assert ":1: " in str(exc), exc
+    else:
+        raise SystemExit("read")
+"""
+
+
+@pytest.mark.parametrize("line", ["null", " null", "null {}", "[]"])
+@pytest.mark.parametrize("gz", [False, True])
+def test_a_line_that_is_no_object_never_crashes_the_process(tmp_path, line, gz):
+    """A line holding a JSON ``null`` crashed pyarrow 26's JSON reader (a segmentation fault,
+    within 300 reads), and its reading thread aborted the process at exit; such a line never
+    reaches pyarrow now and the process ends normally (its own interpreter: a crash would
+    take pytest with it)."""
+    import subprocess
+    import sys
+
+    text = line + "\n" + json.dumps(GOOD) + "\n"
+    path = tmp_path / ("log.jsonl.gz" if gz else "log.jsonl")
+    path.write_bytes(gzip.compress(text.encode()) if gz else text.encode())
+    done = subprocess.run([sys.executable, "-c", _REPEATED_READS, str(path)],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
