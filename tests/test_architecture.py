@@ -443,8 +443,8 @@ def _repository_text() -> Iterator[tuple[str, str]]:
                    and not any(fnmatch.fnmatch(d, pattern) for pattern in ignored)]
         for name in files:
             path = Path(folder) / name
-            if any(fnmatch.fnmatch(name, pattern) for pattern in ignored):
-                continue
+            if name == ".git" or any(fnmatch.fnmatch(name, pattern) for pattern in ignored):
+                continue  # a worktree's .git file names where its repository lives
             try:
                 yield path.relative_to(ROOT).as_posix(), path.read_text(encoding="utf-8")
             except (UnicodeDecodeError, OSError):
