@@ -17,6 +17,9 @@ $(BIN)/python:
 
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test,postgres,docs]'
+	# autojudge-evaluate's tau_AP-b and tau_GAP are test references; without its dependencies,
+	# since one of them (tira) installs a top-level `tests` package that shadows this one's
+	$(BIN)/python -m pip install --quiet --no-deps autojudge-evaluate==1.1.0
 	touch $(STAMP) $(APP_STAMP)
 
 $(APP_STAMP): pyproject.toml | $(BIN)/python

@@ -13,6 +13,7 @@ __all__ = [
     "ANNOTATOR_ROLES",
     "ASSIGN_MODES",
     "DEFAULT_MIN_DWELL_MS",
+    "GRANTED_ROLES",
     "JUDGMENT_KINDS",
     "JUDGMENT_SOURCES",
     "JUDGMENT_STATUSES",
@@ -38,6 +39,7 @@ __all__ = [
 # The value sets, written once: the store's CHECK constraints are built from them
 # (pooljudge.annotate.store.models.one_of), so a new value needs a migration too.
 ANNOTATOR_ROLES = ("annotator", "adjudicator", "admin")
+GRANTED_ROLES = ("adjudicator", "admin")  # held in a campaign not one's own (campaign_role)
 ASSIGN_MODES = ("pair", "topic")
 JUDGMENT_KINDS = ("judgment", "adjudication")
 JUDGMENT_STATUSES = ("label", "withdrawn", "cannot_judge")

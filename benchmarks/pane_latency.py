@@ -18,11 +18,18 @@ database; the measured person uses the first server). Use ``--db`` for PostgreSQ
         --others 11 --servers 2
 
 Goal (#28): p95 < 100 ms, idle and with 12 annotators on 2 servers on PostgreSQL.
+
+``--review N``: the campaign is a high-recall review of one topic over N generated documents
+(``review_campaign.py``), so each label may start a retrain of the active learner in the
+server's background thread (BMI's batches: after labels 1, 3, 6, 10, ...; the first computes
+the collection's features). The report says how many retrains were written while the pane was
+timed. Goal (#32): the same p95 while retrains run, at 20,000 documents.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import tempfile
 import threading
 import time
@@ -32,6 +39,7 @@ import numpy as np
 from pooljudge.annotate import store
 from pooljudge.annotate.store import open_engine, session_scope
 
+from benchmarks.review_campaign import RetrainWatcher, review_campaign
 from benchmarks.ui_latency import FLOOR_APP, _campaign
 from tests.support.browser import launch_chromium, start_app, stop_app, wait_keys_ready
 from tests.support.keyboard import Keyboard
@@ -108,7 +116,9 @@ def run(args, folder: Path) -> None:
     from playwright.sync_api import sync_playwright
 
     url = args.db or f"sqlite:///{folder / 'bench.db'}"
-    token = _campaign(url, args.pairs, args.preload, max(args.others, 4) + 1)
+    people = max(args.others, 4) + 1
+    token = (review_campaign(url, args.review, people) if args.review else
+             _campaign(url, args.pairs, args.preload, people))
     colleagues = _people(url, args.others)
     servers = [start_app(url, folder / f"s{i}.log") for i in range(args.servers)]
     stop = threading.Event()
@@ -122,7 +132,9 @@ def run(args, folder: Path) -> None:
             browser = launch_chromium(playwright)
             page = browser.new_page(viewport={"width": 1366, "height": 768})
             page.goto(f"{servers[0][0]}/judge?token={token}")
-            pane = _measure(page, args.n, pane=True)
+            with RetrainWatcher(url) if args.review else contextlib.nullcontext() as watcher:
+                pane = _measure(page, args.n, pane=True)
+            retrains = len(watcher.trained_on) - 1 if watcher else 0
             floor_base, floor = start_app(url, folder / "floor.log", app=FLOOR_APP)
             try:
                 page.goto(floor_base)
@@ -136,7 +148,7 @@ def run(args, folder: Path) -> None:
             thread.join(30)
         for _, process in servers:
             stop_app(process)
-    _report(url, args, pane, bare, _colleagues_labels(url))
+    _report(url, args, pane, bare, _colleagues_labels(url), retrains)
 
 
 def _colleagues_labels(url: str) -> int:
@@ -148,13 +160,16 @@ def _colleagues_labels(url: str) -> int:
     return int(frame["annotator"].str.startswith("colleague").sum())
 
 
-def _report(url: str, args, pane: np.ndarray, bare: np.ndarray, labels: int) -> None:
+def _report(url: str, args, pane: np.ndarray, bare: np.ndarray, labels: int,
+            retrains: int) -> None:
     p50, p95 = np.percentile(pane, 50), np.percentile(pane, 95)
     f50, f95 = np.percentile(bare, 50), np.percentile(bare, 95)
     load = (f"{args.others} colleagues on {args.servers} server(s), a label every "
             f"{args.pace} s each ({labels} labels stored by them)" if args.others else
             "no colleagues")
-    print(f"{url.split(':')[0]}, {args.preload:,} judgments preloaded, {load}")
+    what = (f"a review of {args.review:,} documents, {retrains} retrains written while timed"
+            if args.review else f"{args.preload:,} judgments preloaded")
+    print(f"{url.split(':')[0]}, {what}, {load}")
     print(f"judging pane: key -> next pair drawn over {len(pane)} keys: p50 {p50:.0f} ms, "
           f"p95 {p95:.0f} ms (goal p95 < 100 ms)")
     print(f"bare Streamlit page, same browser and load: p50 {f50:.0f} ms, p95 {f95:.0f} ms")
@@ -170,6 +185,8 @@ def main() -> None:
     parser.add_argument("--others", type=int, default=0, help="colleagues judging meanwhile")
     parser.add_argument("--servers", type=int, default=1)
     parser.add_argument("--pace", type=float, default=2.0, help="seconds between their labels")
+    parser.add_argument("--review", type=int, metavar="N", default=0,
+                        help="a review campaign of N documents (retrains while timed)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         run(args, Path(folder))

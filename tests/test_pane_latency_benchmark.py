@@ -29,3 +29,17 @@ def test_the_pane_latency_benchmark_prints_the_pane_the_floor_and_their_ratio():
     ratio = re.search(r"pane / bare: p50 ([\d.]+)x, p95 ([\d.]+)x", done.stdout)
     assert pane and bare and ratio, done.stdout
     assert float(ratio[2]) == pytest.approx(int(pane[2]) / int(bare[2]), rel=0.5, abs=0.05)
+
+
+@pytest.mark.e2e
+def test_the_review_mode_times_the_pane_while_the_learner_retrains():
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "pane_latency.py"), "--review", "300",
+         "--n", "5"],
+        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
+        timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    found = re.search(r"a review of 300 documents, (\d+) retrains written while timed",
+                      done.stdout)
+    assert found and int(found[1]) >= 1, done.stdout  # 8 labels: batches end at 1, 3 and 6
+    assert re.search(r"judging pane: key -> next pair drawn over 5 keys", done.stdout)

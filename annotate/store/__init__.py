@@ -14,7 +14,9 @@ from pooljudge.annotate.store.access import (
     campaign_roles,
     end_login_session,
     grant_role,
+    list_grants,
     login,
+    revoke_role,
     start_login_session,
 )
 from pooljudge.annotate.store.adaptive_queue import run_ranks
@@ -218,6 +220,7 @@ __all__ = [
     "judgments_frame",
     "list_annotators",
     "list_campaigns",
+    "list_grants",
     "login",
     "merge_nuggets",
     "migrate",
@@ -257,6 +260,7 @@ __all__ = [
     "review_texts",
     "review_topic_of",
     "review_topics",
+    "revoke_role",
     "run_ranks",
     "session_scope",
     "set_guidelines",

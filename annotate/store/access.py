@@ -10,7 +10,8 @@ raises :class:`NotAllowed` and its transaction stores nothing.
 Rights are per campaign. A person's role in their own campaign is ``annotator.role``; a
 ``campaign_role`` row grants them ``admin`` or ``adjudicator`` of another campaign (an admin who
 creates a campaign in the browser is granted ``admin`` of it). There is no server-wide role.
-A login session lives :data:`SESSION_HOURS` hours, ends at *Log out*, and ends with removal.
+A login session lives :data:`SESSION_HOURS` hours, ends at *Log out*, and ends with removal;
+grants end with removal too (:func:`grant_role`, :func:`revoke_role`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from collections.abc import Collection
 from datetime import timedelta
 from typing import NamedTuple
 
+import pandas as pd
 import sqlalchemy as sa
 from pooljudge.annotate.records import AnnotatorInfo
 from pooljudge.annotate.store.access_models import GRANTED_ROLES, CampaignRole, LoginSession
@@ -31,7 +33,8 @@ from sqlmodel import Session
 from pooljudge.errors import InputError
 
 __all__ = ["SESSION_HOURS", "Credential", "NotAllowed", "authorize", "campaign_roles",
-           "end_login_session", "grant_role", "login", "start_login_session"]
+           "end_login_session", "grant_role", "list_grants", "login", "revoke_role",
+           "start_login_session"]
 
 SESSION_HOURS = 12
 _SESSION_BYTES = 32
@@ -107,18 +110,59 @@ def authorize(session: Session, *, credential: Credential, campaign: str,
 
 def grant_role(session: Session, *, annotator_id: int, campaign: str, role: str) -> None:
     """Grant the person ``annotator_id`` the ``role`` (admin or adjudicator) in ``campaign``
-    (replacing an earlier grant). InputError for another role or their own campaign."""
+    (replacing an earlier grant there). InputError for another role, an unknown campaign, a
+    person removed or not human (a label source), or their own campaign."""
     if role not in GRANTED_ROLES:
         raise InputError(f"a campaign role is one of {', '.join(GRANTED_ROLES)}, not {role!r}")
     row = campaign_row(session, campaign)
-    person = session.get(Annotator, annotator_id)
-    if person is None or person.campaign_id == row.id:
-        raise InputError(f"cannot grant a role in {campaign!r} to this person")
+    person = _grantee(session, annotator_id)
+    if person.campaign_id == row.id:
+        raise InputError(f"cannot grant {person.name!r} a role in {campaign!r}: it is their own "
+                         "campaign (their role there is the one they were added with)")
     session.execute(sa.delete(CampaignRole).where(CampaignRole.annotator_id == annotator_id,
                                                   CampaignRole.campaign_id == row.id))
     session.add(CampaignRole(annotator_id=annotator_id, campaign_id=row.id, role=role,
                              created_at=utcnow()))
     session.flush()
+
+
+def revoke_role(session: Session, *, annotator_id: int, campaign: str) -> str:
+    """Withdraw the person's granted role in ``campaign`` (their open pages of it are refused
+    at their next write or page run); the role they held. InputError for an unknown campaign
+    or when they hold no granted role there."""
+    row = campaign_row(session, campaign)
+    removed = session.execute(
+        sa.delete(CampaignRole).where(CampaignRole.annotator_id == annotator_id,
+                                      CampaignRole.campaign_id == row.id)
+        .returning(CampaignRole.role)).scalar()
+    if removed is None:
+        person = session.get(Annotator, annotator_id)
+        who = repr(person.name) if person is not None else "this person"
+        raise InputError(f"{who} holds no granted role in campaign {campaign!r}")
+    return str(removed)
+
+
+def list_grants(session: Session, *, campaign: str) -> pd.DataFrame:
+    """The roles granted in ``campaign`` to people of other campaigns: columns name, of (their
+    own campaign), role; ordered by name, then own campaign. (A removal ends a person's grants.)
+    """
+    row = campaign_row(session, campaign)
+    home = sa.orm.aliased(Campaign)
+    query = (sa.select(Annotator.name, home.name, CampaignRole.role)
+             .join(CampaignRole, CampaignRole.annotator_id == Annotator.id)
+             .join(home, home.id == Annotator.campaign_id)
+             .where(CampaignRole.campaign_id == row.id).order_by(Annotator.name, home.name))
+    return pd.DataFrame(session.execute(query).all(), columns=["name", "of", "role"])
+
+
+def _grantee(session: Session, annotator_id: int) -> Annotator:
+    """The active human person ``annotator_id``, row-locked (grants to one person are
+    serialised, as :func:`authorize` serialises writes); InputError otherwise."""
+    person = session.execute(sa.select(Annotator).where(Annotator.id == annotator_id)
+                             .with_for_update()).scalar_one_or_none()
+    if person is None or not person.active or not person.human:
+        raise InputError("a role can be granted only to an active person who logs in")
+    return person
 
 
 def start_login_session(session: Session, *, token: str, hours: float = SESSION_HOURS

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from pooljudge.annotate.records import GRANTED_ROLES
 from sqlalchemy import CheckConstraint, Column, DateTime, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 __all__ = ["GRANTED_ROLES", "CampaignRole", "LoginSession"]
-
-GRANTED_ROLES = ("adjudicator", "admin")
 
 
 class CampaignRole(SQLModel, table=True):

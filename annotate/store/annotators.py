@@ -8,7 +8,7 @@ import secrets
 import pandas as pd
 import sqlalchemy as sa
 from pooljudge.annotate.records import ANNOTATOR_ROLES, AnnotatorInfo
-from pooljudge.annotate.store.access_models import LoginSession
+from pooljudge.annotate.store.access_models import CampaignRole, LoginSession
 from pooljudge.annotate.store.common import campaign_row, recount_slots, utcnow
 from pooljudge.annotate.store.models import (
     Annotator,
@@ -86,8 +86,8 @@ def add_label_source(session: Session, *, campaign_id: int, name: str) -> int:
 
 
 def remove_annotator(session: Session, *, campaign: str, name: str) -> None:
-    """Deactivate ``name``: the token and browser sessions stop working, a live claim and held
-    topics are released.
+    """Deactivate ``name``: the token, browser sessions and roles granted in other campaigns
+    stop working, a live claim and held topics are released.
 
     The annotator's judgments stay (they are never deleted). InputError for an unknown name.
     """
@@ -108,6 +108,7 @@ def remove_annotator(session: Session, *, campaign: str, name: str) -> None:
         session.execute(sa.update(Topic).where(Topic.id == topic_id)
                         .values(open_slots=Topic.open_slots + 1))
     session.execute(sa.delete(LoginSession).where(LoginSession.annotator_id == annotator.id))
+    session.execute(sa.delete(CampaignRole).where(CampaignRole.annotator_id == annotator.id))
     annotator.active = False
     annotator.token_hash = None
     session.flush()

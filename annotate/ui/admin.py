@@ -109,5 +109,6 @@ def render_overview(engine: Engine, campaign: CampaignInfo) -> None:
     if now is not None:
         st.subheader("Judgments per hour (last 24 hours of activity)")
         rates = hourly_rates(times, now)
-        st.bar_chart(rates, x="hour", y="judgments", color="annotator")
+        st.bar_chart(rates.rename(columns={"annotator": "Annotator"}), x="hour", y="judgments",
+                     color="Annotator", x_label="Hour", y_label="Judgments")
     render_annotator_stats(engine, campaign)

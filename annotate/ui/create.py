@@ -45,9 +45,9 @@ from pooljudge.annotate.ui.people import Link, app_address, parse_people, show_l
 from pooljudge.annotate.ui.render import md_escape
 from pooljudge.annotate.ui.uploads import (
     read_uploaded_documents,
-    read_uploaded_pool,
     read_uploaded_runs,
     read_uploaded_topics,
+    with_uploaded_pool,
 )
 from pooljudge.pooling.orders import ADAPTIVE_ORDERS, JUDGING_ORDERS
 from pooljudge.pooling.strategies import strategies
@@ -101,10 +101,11 @@ def create_from_uploads(engine: Engine, settings: CampaignSettings, *, pooling: 
     if not settings.name or topics is None or not documents or not (runs or pool is not None):
         raise InputError("a campaign needs a name, topics, documents and runs or a pool file")
     address = app_address()
-    plan = plan_campaign(settings, topics=read_uploaded_topics(topics),
-                         documents=read_uploaded_documents(documents),
-                         runs=read_uploaded_runs(runs) if runs else None,
-                         pool=None if pool is None else read_uploaded_pool(pool), **pooling)
+    inputs = {"topics": read_uploaded_topics(topics),
+              "documents": read_uploaded_documents(documents),
+              "runs": read_uploaded_runs(runs) if runs else None, **pooling}
+    plan = plan_campaign(settings, **inputs) if pool is None else with_uploaded_pool(
+        pool, lambda frame, path: plan_campaign(settings, pool=frame, pool_path=path, **inputs))
     if creator is None:
         created = store_campaign(engine, plan)
     else:

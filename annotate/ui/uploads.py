@@ -19,8 +19,8 @@ from pooljudge.formats.collection import read_documents, read_topics
 from pooljudge.formats.files import temporary_files
 from pooljudge.formats.trec import read_pool, read_run, run_name
 
-__all__ = ["read_uploaded_documents", "read_uploaded_pool", "read_uploaded_runs",
-           "read_uploaded_topics"]
+__all__ = ["read_uploaded_documents", "read_uploaded_runs", "read_uploaded_topics",
+           "with_uploaded_pool"]
 
 T = TypeVar("T")
 
@@ -55,6 +55,8 @@ def read_uploaded_documents(uploads: Sequence) -> pd.DataFrame:
     return _read(uploads, read_documents)
 
 
-def read_uploaded_pool(upload) -> pd.DataFrame:
-    """A ready pool file (as ``pooljudge pool`` writes it)."""
-    return _read([upload], lambda paths: read_pool(paths[0]))
+def with_uploaded_pool(upload, use: Callable[[pd.DataFrame, Path], T]) -> T:
+    """``use(pool, path)`` of a ready pool file (as ``pooljudge pool`` writes it) while it is
+    on disk at ``path``, so that checks of its rows (unknown topic or document) name its line:
+    as ``upload.name:LINE``, like every other error of the upload."""
+    return _read([upload], lambda paths: use(read_pool(paths[0]), paths[0]))

@@ -7,6 +7,11 @@
   through the address, and the campaign picker lists only one's own.
 - Login: the login link sets an HttpOnly, SameSite=Strict session cookie and leaves the address
   without its token; reload and a bookmark stay logged in; Log out ends it.
+
+Everything runs on SQLite. The cases that exercise the store's authorisation (a removed person's
+writes, a campaign refused through the address, the picker, a granted role) also run on
+PostgreSQL (``served``), on a few representative pages and writes rather than all of them, so
+the file's runtime does not double.
 """
 
 from __future__ import annotations
@@ -27,23 +32,59 @@ from pooljudge.annotate.ui.terms_admin import TERMS_SAVE, terms_text_key
 from tests.e2e.conftest import App
 from tests.support.browser import start_serve, stop_app, wait_idle
 from tests.support.guidelines import acknowledge_for
+from tests.support.postgres import PG_SERVER, create_pg_database, drop_pg_database
 
 ADMIN_PAGES = ("overview", "agreement", "export", "evaluate", "people", "terms", "adjudicate")
 PEOPLE = (("boss", "admin"), ("a", "annotator"), ("b", "annotator"), ("ref", "adjudicator"))
+
+
+def _serve(url: str, log) -> Iterator[App]:
+    engine = open_engine(url)
+    base, process = start_serve(url, log)
+    try:
+        yield App(base, engine)
+    finally:
+        stop_app(process)
+        engine.dispose()
 
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory) -> Iterator[App]:
     """The real ``pooljudge serve`` on a SQLite file of its own (replaces the module server)."""
     folder = tmp_path_factory.mktemp("roles")
-    url = f"sqlite:///{folder / 'roles.db'}"
-    engine = open_engine(url)
-    base, process = start_serve(url, folder / "serve.log")
+    yield from _serve(f"sqlite:///{folder / 'roles.db'}", folder / "serve.log")
+
+
+@pytest.fixture(scope="module")
+def pg_app(tmp_path_factory) -> Iterator[App]:
+    """The real ``pooljudge serve`` on a fresh PostgreSQL database, dropped afterwards."""
+    name = create_pg_database("pooljudge_roles")
     try:
-        yield App(base, engine)
+        yield from _serve(PG_SERVER.format(database=name),
+                          tmp_path_factory.mktemp("roles-pg") / "serve.log")
     finally:
-        stop_app(process)
-        engine.dispose()
+        drop_pg_database(name)
+
+
+SQLITE = "sqlite"
+POSTGRES = pytest.param("postgresql", marks=pytest.mark.postgres)
+
+
+@pytest.fixture(params=[SQLITE, POSTGRES])
+def served(request) -> App:
+    """The server on SQLite (``app``) or on PostgreSQL (``pg_app``), as parametrised."""
+    return request.getfixturevalue("app" if request.param == SQLITE else "pg_app")
+
+
+def _cases(every: list, on_postgres: list) -> list:
+    """(case, backend) parameters: every case on SQLite, those of ``on_postgres`` also on
+    PostgreSQL."""
+    def name(case) -> str:
+        return "-".join(map(str, case)) if isinstance(case, tuple) else str(case)
+
+    return [*[pytest.param(c, SQLITE, id=f"{name(c)}-sqlite") for c in every],
+            *[pytest.param(c, "postgresql", id=f"{name(c)}-postgresql",
+                           marks=pytest.mark.postgres) for c in on_postgres]]
 
 
 def _judged(app: App) -> tuple[str, dict[str, str]]:
@@ -58,12 +99,24 @@ def _judged(app: App) -> tuple[str, dict[str, str]]:
     return campaign, tokens
 
 
-def _remove(app: App, campaign: str, name: str) -> None:
-    """``pooljudge annotators remove`` on the server's database, as an organiser would."""
-    done = subprocess.run([sys.executable, "-m", "pooljudge", "annotators", "remove",
-                           "--campaign", campaign, "--db", str(app.engine.url), name],
+def _annotators(app: App, *argv: str) -> None:
+    """``pooljudge annotators ...`` on the server's database, as an organiser would."""
+    done = subprocess.run([sys.executable, "-m", "pooljudge", "annotators", *argv,
+                           "--db", app.engine.url.render_as_string(hide_password=False)],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
+
+
+def _picker_options(page) -> list[str]:
+    """The campaign picker's options, as a person sees them after clicking its box (the
+    combobox itself: a click on the widget's centre may land between its label and its box)."""
+    page.locator(f".st-key-{keys.CAMPAIGN_PICKER} [role='combobox']").click()
+    page.get_by_role("option").first.wait_for()
+    return page.get_by_role("option").all_inner_texts()
+
+
+def _remove(app: App, campaign: str, name: str) -> None:
+    _annotators(app, "remove", "--campaign", campaign, name)
 
 
 def _state(app: App, campaign: str) -> tuple:
@@ -114,8 +167,11 @@ WRITES = {  # callback -> (page, who presses it, the press)
 }
 
 
-@pytest.mark.parametrize("write", list(WRITES))
-def test_a_removed_person_writes_nothing_from_an_open_page(app, page, write) -> None:
+@pytest.mark.parametrize(("write", "served"),
+                         _cases(list(WRITES), ["add-people", "adjudicate-as-adjudicator"]),
+                         indirect=["served"])
+def test_a_removed_person_writes_nothing_from_an_open_page(served, page, write) -> None:
+    app = served
     campaign, tokens = _judged(app)
     path, person, press = WRITES[write]
     app.open_as(page, tokens[person], f"/{path}")
@@ -148,17 +204,19 @@ def test_a_live_admin_writes_through_the_same_callbacks(app, page) -> None:
 
 
 @pytest.fixture
-def rivals(app) -> tuple[tuple[str, str], tuple[str, str]]:
+def rivals(served) -> tuple[tuple[str, str], tuple[str, str]]:
     """Two campaigns, each with its own admin: ((campaign, token), (campaign, token))."""
-    first, one = _judged(app)
-    second, two = _judged(app)
+    first, one = _judged(served)
+    second, two = _judged(served)
     return (first, one["boss"]), (second, two["boss"])
 
 
-@pytest.mark.parametrize("path", ADMIN_PAGES)
-@pytest.mark.parametrize("who", [0, 1])
-def test_an_admin_cannot_open_another_campaign_through_the_address(app, page, rivals, path,
-                                                                   who) -> None:
+@pytest.mark.parametrize(("case", "served"), _cases(
+    [(path, who) for path in ADMIN_PAGES for who in (0, 1)],
+    [("people", 0), ("export", 1), ("adjudicate", 0)]), indirect=["served"])
+def test_an_admin_cannot_open_another_campaign_through_the_address(served, page, rivals,
+                                                                   case) -> None:
+    app, (path, who) = served, case
     (mine, token), (theirs, _) = rivals[who], rivals[1 - who]
     app.open_as(page, token, f"/{path}")
     page.get_by_role("heading", name=f"· {mine}").first.wait_for()
@@ -172,14 +230,33 @@ def test_an_admin_cannot_open_another_campaign_through_the_address(app, page, ri
     assert page.locator('[class*="st-key-adjudicate_"]').count() == 0
 
 
-def test_the_picker_lists_only_ones_own_campaigns(app, page, rivals) -> None:
+def test_the_picker_lists_only_ones_own_campaigns(served, page, rivals) -> None:
+    app = served
     (mine, token), (theirs, _) = rivals
     app.open_as(page, token, "/overview")
     page.get_by_role("heading", name=f"Overview · {mine}").wait_for()
-    page.locator(f".st-key-{keys.CAMPAIGN_PICKER}").click()
-    page.get_by_role("option").first.wait_for()   # the list opens a moment after the click
-    options = page.get_by_role("option").all_inner_texts()
+    options = _picker_options(page)
     assert mine in options and theirs not in options
+
+
+def test_a_granted_role_opens_the_other_campaign_until_revoked(served, page, rivals) -> None:
+    """``pooljudge annotators grant``: the person's own login then lists and opens the other
+    campaign (picker and address); after ``revoke`` the same page refuses it."""
+    app = served
+    (mine, token), (theirs, _) = rivals
+    _annotators(app, "grant", "boss", "--of", mine, "--campaign", theirs, "--role", "admin")
+    app.open_as(page, token, "/people")
+    page.get_by_role("heading", name=f"People · {mine}").wait_for()
+    assert sorted(_picker_options(page)) == sorted([mine, theirs])
+    page.keyboard.press("Escape")
+    page.goto(f"{app.url}/people?campaign={theirs}")
+    page.get_by_role("heading", name=f"People · {theirs}").wait_for()
+    _annotators(app, "revoke", "boss", "--of", mine, "--campaign", theirs)
+    page.reload()
+    wait_idle(page)
+    page.get_by_text("you are not").first.wait_for()
+    assert page.get_by_role("heading", name=f"People · {theirs}").count() == 0
+    assert page.locator('[data-testid="stDataFrame"]').count() == 0
 
 
 def test_the_login_cookie_survives_reload_and_bookmarks_and_ends_at_log_out(app, page) -> None:

@@ -1,5 +1,5 @@
 """Rank correlations with bootstrap intervals: tau_AP-b and tau_GAP against autojudge-evaluate's
-own ``pyircore.tauap_b`` and ``tau_gap`` (a test dependency) and against loop-based
+own ``pyircore.tauap_b`` and ``tau_gap`` (installed by ``make test``) and against loop-based
 transcriptions of their definitions, tau-b against scipy, tau_AP against the existing orderings'
 tau_AP, and the coverage of the bootstrap interval in simulation."""
 
@@ -18,8 +18,6 @@ from pooljudge.metrics.meta_eval import (
     top_k_tau,
 )
 from scipy import stats
-
-from tests.support.offline_nltk import offline_nltk
 
 
 def _reference_tauap_b_one_way(x, y):
@@ -87,12 +85,21 @@ def test_tau_ap_b_and_tau_gap_equal_the_loop_references_on_100_vectors_with_ties
 
 
 @pytest.fixture(scope="module")
-def autojudge_evaluate(tmp_path_factory):
-    offline_nltk(tmp_path_factory.mktemp("nltk_data"))
-    from autojudge_evaluate import pyircore
-    from autojudge_evaluate import tau_gap as gap
+def autojudge_evaluate():
+    """autojudge-evaluate's ``pyircore`` and ``tau_gap`` modules, loaded from their files: the
+    package is installed without its dependencies (``make test``), and its ``__init__`` imports
+    its command line, which needs them."""
+    from importlib import metadata, util
 
-    return pyircore, gap
+    def load(name):
+        path = metadata.distribution("autojudge-evaluate").locate_file(
+            f"autojudge_evaluate/{name}.py")
+        spec = util.spec_from_file_location(f"autojudge_evaluate_{name}", path)
+        module = util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    return load("pyircore"), load("tau_gap")
 
 
 def test_tau_ap_b_and_tau_gap_equal_autojudge_evaluates_on_100_vectors_with_ties(

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -97,3 +98,15 @@ def test_the_index_pooling_and_annotate_packages_coexist(tmp_path):
                          cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(site)},
                          capture_output=True, text=True, timeout=120, check=False)
     assert app.returncode == 0 and str(site) not in app.stdout, app.stderr
+
+
+def test_no_installed_package_shadows_the_tests_helpers():
+    """``tests`` is this folder alone: a dependency that installs a top-level ``tests`` package
+    (tira, which autojudge-evaluate requires, does) would win over this namespace package in a
+    process started with ``PYTHONPATH=.`` (the benchmarks, the e2e servers), so
+    ``tests.support`` would not be found."""
+    script = "import json, tests; print(json.dumps(list(tests.__path__)))"
+    done = subprocess.run([sys.executable, "-c", script],
+                          capture_output=True, text=True, check=True, cwd=ROOT,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert {Path(p).resolve() for p in json.loads(done.stdout)} == {(ROOT / "tests").resolve()}

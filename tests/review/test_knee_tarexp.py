@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from pooljudge.pooling.stopping import knee_stop
 
 stopping = pytest.importorskip("tarexp.component.stopping")
@@ -24,7 +23,7 @@ class _Ledger:
         self.n_rounds = len(labels)
         self._labels = labels
 
-    def getAnnotationCounts(self) -> list[dict[int, int]]:  # noqa: N802 (tarexp's name)
+    def getAnnotationCounts(self) -> list[dict[int, int]]:
         return [{int(x): 1} for x in self._labels]
 
 

@@ -8,7 +8,6 @@ import pytest
 from pooljudge.pooling.cal import collection_features, replay
 
 
-
 def collection(n_docs: int, n_relevant: int, seed: int) -> tuple[list[str], np.ndarray]:
     """Filler-word documents; relevant ones draw topical words at a seed-varied strength,
     and some non-relevant ones draw them too (so the ranking is imperfect)."""

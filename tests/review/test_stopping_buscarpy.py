@@ -1,4 +1,4 @@
-"""The hypergeometric p-value against buscarpy's ``calculate_h0`` (buscarpy 0.0.2, a test dependency).
+"""The hypergeometric p-value against buscarpy 0.0.2's ``calculate_h0`` (a test dependency).
 
 Deliberate difference: when an urn cannot hold the relevant documents H0 needs (K_n > N_n,
 H0 impossible), scipy returns NaN for that urn and buscarpy's built-in ``min`` returns NaN
@@ -10,7 +10,6 @@ import math
 
 import numpy as np
 import pytest
-
 from pooljudge.pooling.stopping import hypergeometric_p
 
 buscarpy = pytest.importorskip("buscarpy")

@@ -100,7 +100,7 @@ def test_grants_refuse_other_roles_and_the_own_campaign(engine, two) -> None:
         boss = store.authenticate(session, token=tokens["boss"])
         with pytest.raises(InputError, match="campaign role is one of"):
             store.grant_role(session, annotator_id=boss.id, campaign=b, role="annotator")
-        with pytest.raises(InputError, match="cannot grant"):
+        with pytest.raises(InputError, match=r"cannot grant .boss. a role in .* their own"):
             store.grant_role(session, annotator_id=boss.id, campaign=a, role="admin")
         store.grant_role(session, annotator_id=boss.id, campaign=b, role="admin")
         store.grant_role(session, annotator_id=boss.id, campaign=b, role="admin")  # replaces
@@ -135,3 +135,76 @@ def test_a_removal_during_a_write_waits_and_the_next_write_is_refused(engine, tw
     assert order == ["written", "removed"]
     with pytest.raises(NotAllowed):
         _authorize(engine, tokens["boss"], a)
+
+
+def test_revoke_ends_a_grant_and_removal_ends_all_grants(engine, two) -> None:
+    a, b, tokens = two
+    with session_scope(engine) as session:
+        boss = store.annotator_id(session, campaign=a, name="boss")
+        ann = store.annotator_id(session, campaign=a, name="ann")
+        store.grant_role(session, annotator_id=boss, campaign=b, role="admin")
+        store.grant_role(session, annotator_id=ann, campaign=b, role="adjudicator")
+        assert store.list_grants(session, campaign=b).to_dict("records") == [
+            {"name": "ann", "of": a, "role": "adjudicator"},
+            {"name": "boss", "of": a, "role": "admin"}]
+        assert store.list_grants(session, campaign=a).empty
+    assert _authorize(engine, tokens["boss"], b).role == "admin"
+    with session_scope(engine) as session:
+        assert store.revoke_role(session, annotator_id=boss, campaign=b) == "admin"
+        with pytest.raises(InputError, match=f"'boss' holds no granted role in campaign '{b}'"):
+            store.revoke_role(session, annotator_id=boss, campaign=b)
+        with pytest.raises(InputError, match="no campaign named 'nowhere'"):
+            store.revoke_role(session, annotator_id=ann, campaign="nowhere")
+    with pytest.raises(NotAllowed, match=f"in campaign '{b}'"):
+        _authorize(engine, tokens["boss"], b)
+    assert _authorize(engine, tokens["ann"], b, ("adjudicator",)).name == "ann"
+    with session_scope(engine) as session:
+        store.remove_annotator(session, campaign=a, name="ann")
+        assert store.list_grants(session, campaign=b).empty
+        token = store.add_annotator(session, campaign=a, name="ann")  # re-added: no grant back
+        assert store.campaign_roles(session, annotator_id=ann) == {a: "annotator"}
+    with pytest.raises(NotAllowed):
+        _authorize(engine, token, b, ("adjudicator", "admin"))
+
+
+def test_grants_refuse_removed_people_label_sources_and_unknown_campaigns(engine, two) -> None:
+    a, b, _ = two
+    with session_scope(engine) as session:
+        ann = store.annotator_id(session, campaign=a, name="ann")
+        qrels = store.add_label_source(session, campaign_id=store.get_campaign(
+            session, name=a).id, name="qrels")
+        with pytest.raises(InputError, match="no campaign named 'nowhere'"):
+            store.grant_role(session, annotator_id=ann, campaign="nowhere", role="admin")
+        with pytest.raises(InputError, match="only to an active person who logs in"):
+            store.grant_role(session, annotator_id=qrels, campaign=b, role="admin")
+        store.remove_annotator(session, campaign=a, name="ann")
+        with pytest.raises(InputError, match="only to an active person who logs in"):
+            store.grant_role(session, annotator_id=ann, campaign=b, role="admin")
+        assert store.list_grants(session, campaign=b).empty
+
+
+def test_concurrent_grants_to_one_person_leave_one_grant(engine, two) -> None:
+    """Grants lock the person's row: two writers granting at once never trip the unique
+    (person, campaign) constraint, and one grant (either role) remains."""
+    _, b, tokens = two
+    with session_scope(engine, readonly=True) as session:
+        boss = store.authenticate(session, token=tokens["boss"]).id
+    errors: list[BaseException] = []
+
+    def grant(role: str) -> None:
+        try:
+            for _ in range(5):
+                with session_scope(engine) as session:
+                    store.grant_role(session, annotator_id=boss, campaign=b, role=role)
+        except BaseException as exc:  # reported by the assert below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=grant, args=(role,)) for role in ("admin", "adjudicator")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert errors == []
+    with session_scope(engine, readonly=True) as session:
+        granted = store.list_grants(session, campaign=b)
+    assert len(granted) == 1 and granted["role"].iat[0] in ("admin", "adjudicator")

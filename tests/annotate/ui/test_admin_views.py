@@ -85,16 +85,18 @@ def _frame(engine, latest_only: bool = True) -> pd.DataFrame:
         return store.judgments_frame(session, campaign="c", latest_only=latest_only)
 
 
+def _walk(node):
+    """Every Vega-Lite chart element under ``node``."""
+    for child in getattr(node, "children", {}).values():
+        if isinstance(child, UnknownElement) and child.type == "vega_lite_chart":
+            yield child
+        yield from _walk(child)
+
+
 def _charts(at: AppTest) -> list[pd.DataFrame]:
     """The data of every Vega-Lite chart on the page (one dataset each)."""
-    def walk(node):
-        for child in getattr(node, "children", {}).values():
-            if isinstance(child, UnknownElement) and child.type == "vega_lite_chart":
-                yield child
-            yield from walk(child)
-
     frames = []
-    for chart in walk(at.main):
+    for chart in _walk(at.main):
         (dataset,) = chart.proto.datasets
         frames.append(convert_arrow_bytes_to_pandas_df(dataset.data.data))
     return frames
@@ -143,8 +145,10 @@ def test_overview_tables_metrics_and_hourly_chart(db, tokens, open_page) -> None
                  ("11", "ann2", 2)]]
     assert list(rates.itertuples(index=False, name=None)) == expected   # the 2025 row is out
     assert len(times) == 10  # first judgments within 24 h of the newest: not the 2025 one
-    shown = chart[["hour", "annotator", "judgments"]].sort_values(["hour", "annotator"])
+    shown = chart[["hour", "Annotator", "judgments"]].sort_values(["hour", "Annotator"])
     assert list(shown.itertuples(index=False, name=None)) == expected
+    (spec,) = [c.proto.spec for c in _walk(at.main) if '"hour"' in c.proto.spec]
+    assert '"title": "Hour"' in spec.replace('":"', '": "') and "Judgments" in spec
 
 
 @pytest.mark.parametrize("first", ["overview", "judge"])

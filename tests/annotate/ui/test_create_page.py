@@ -15,27 +15,23 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-import sqlalchemy as sa
 from pooljudge.annotate import store
 from pooljudge.annotate.links import DEFAULT_APP_URL as DEFAULT_URL
 from pooljudge.annotate.records import Label, LabelScale
 from pooljudge.annotate.store import open_engine, session_scope
-from pooljudge.annotate.store.models import Campaign, Document, Pair, Topic
 from pooljudge.annotate.ui import create, keys
 from pooljudge.annotate.ui.render import JOINER
 from pooljudge.pooling.pool import apply_budget, build_pool
 from pooljudge.pooling.static_orders import static_order
 from streamlit.testing.v1 import AppTest
 
+from pooljudge.cli import main
 from pooljudge.errors import InputError
 from pooljudge.formats.trec import read_run
+from tests.support.new_campaign import DOCS, RUNS, TOPICS, stored_pairs
 
 APP = str(Path(__file__).resolve().parents[3] / "annotate" / "app.py")
-TOPICS = "id\ttitle\tdescription\tnarrative\n1\twidgets\tabout widgets\tn\n2\tgadgets\tg\tn\n"
-DOCS = "".join(json.dumps({"id": f"d{i}", "title": f"T{i}", "text": f"text {i}"}) + "\n"
-               for i in range(1, 7))
-RUNS = {"runA": "1 Q0 d1 1 9 A\n1 Q0 d2 2 8 A\n1 Q0 d3 3 7 A\n2 Q0 d4 1 9 A\n2 Q0 d5 2 8 A\n",
-        "runB": "1 Q0 d3 1 9 B\n1 Q0 d4 2 8 B\n1 Q0 d1 3 7 B\n2 Q0 d6 1 9 B\n2 Q0 d4 2 8 B\n"}
+POOL_HEADER = "topic\tdoc\torder\tbest_rank\truns\n"
 FILE_SCALE = [{"value": 0, "name": "No", "description": "off topic"},
               {"value": 2, "name": "Yes", "description": "answers the question"}]
 
@@ -98,15 +94,6 @@ def _submit(at: AppTest) -> AppTest:
     return at
 
 
-def _stored_pool(engine, campaign: str) -> list[tuple]:
-    query = (sa.select(Topic.key, Document.key, Pair.pool_order, Pair.best_rank, Pair.runs)
-             .join(Topic, Topic.id == Pair.topic_id).join(Document, Document.id == Pair.document_id)
-             .join(Campaign, Campaign.id == Pair.campaign_id).where(Campaign.name == campaign)
-             .order_by(Topic.key, Pair.pool_order))
-    with session_scope(engine, readonly=True) as session:
-        return [tuple(row) for row in session.execute(query).all()]
-
-
 def _expected_pool(folder: Path, depth: int, budget: int, order: str) -> list[tuple]:
     runs = {}
     for name, text in RUNS.items():
@@ -146,7 +133,7 @@ def test_the_form_stores_the_campaign_its_pool_and_people_with_working_links(app
                                      Label(1, "Relevant", ""), Label(2, "Key", "a key resource")))
     assert (info.overlap, info.order, info.show_others_labels, info.guidelines) == \
         (2, "topic", True, "Judge the topic, not the title.")
-    stored = _stored_pool(engine, "new")
+    stored = stored_pairs(engine, "new")
     assert sorted(stored) == _expected_pool(app["tmp"], depth=2, budget=2, order="borda")
     assert [t for t, *_ in stored] == ["1", "1", "2", "2"]      # the budget cut both topics
 
@@ -220,6 +207,68 @@ def test_a_person_the_store_refuses_rolls_the_campaign_back(app) -> None:
     # the parser lets a tab inside a name through; the store refuses it after the campaign
     at = _submit(_fill(_create_page(app["boss"]), people="ann1\nbad\tname"))
     _refused(app, at, "an annotator name must be non-blank")
+
+
+def test_a_bad_run_file_is_named_by_its_own_name_not_a_temporary_path(app) -> None:
+    app["files"][keys.CREATE_RUNS].append(_file("badrun.txt", "1 Q0 d1\n"))
+    at = _submit(_fill(_create_page(app["boss"])))
+    _refused(app, at, "Nothing was created: badrun.txt:1: ")
+    shown = _plain(at.error[0].value)
+    assert shown == ("Nothing was created: badrun.txt:1: expected 6 whitespace-separated "
+                     "fields, found 3: '1 Q0 d1'"), shown
+
+
+def _order(at: AppTest) -> list[str]:
+    """The main area's elements, top to bottom, by type."""
+    return [node.type for node in at.main if hasattr(node, "type") and node.type in
+            ("title", "success", "error", "code", "subheader")]
+
+
+def test_an_error_after_a_success_replaces_it_at_the_top(app) -> None:
+    at = _submit(_fill(_create_page(app["boss"])))
+    assert _order(at)[:3] == ["title", "success", "code"], _order(at)
+    at.text_input(key=keys.CREATE_NAME).input("new")  # the same name again: refused
+    at = _submit(at)
+    assert not at.success and not at.code and len(at.error) == 1
+    assert "a campaign named 'new' already exists" in _plain(at.error[0].value)
+    assert _order(at)[:3] == ["title", "error", "subheader"], _order(at)
+    at.text_input(key=keys.CREATE_NAME).input("newer")  # a success replaces the error
+    at = _submit(at)
+    assert not at.error and "Campaign newer created" in at.success[0].value
+    assert _order(at)[:3] == ["title", "success", "code"], _order(at)
+
+
+def test_a_ready_pool_file_makes_the_pairs_pooljudge_init_makes(app, monkeypatch) -> None:
+    """``pooljudge pool`` writes the pool; ``pooljudge init --pool`` and the page's upload of
+    the same file (no runs) store the same pairs, in the same order."""
+    folder, url = app["tmp"], str(app["engine"].url)
+    for name, text in [*RUNS.items(), ("topics.tsv", TOPICS), ("docs.jsonl", DOCS)]:
+        (folder / name).write_text(text)
+    monkeypatch.chdir(folder)
+    assert main(["pool", "runA", "runB", "--depth", "2", "--strategy", "borda", "--budget",
+                 "3", "-o", "pool.tsv"]) == 0
+    assert main(["init", "fromcli", "--topics", "topics.tsv", "--docs", "docs.jsonl",
+                 "--pool", "pool.tsv", "--db", url]) == 0
+    app["files"][keys.CREATE_RUNS] = []
+    app["files"][create.CREATE_POOL] = _file("pool.tsv", (folder / "pool.tsv").read_text())
+    at = _submit(_fill(_create_page(app["boss"]), people=""))
+    assert not at.error and "Campaign new created" in at.success[0].value
+    stored = stored_pairs(app["engine"], "new")
+    assert stored == stored_pairs(app["engine"], "fromcli")
+    assert len(stored) == 6 and {t for t, *_ in stored} == {"1", "2"}  # budget 3 per topic
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("topic\tdoc\n1\td1\n", "mypool.tsv:1: header lacks column(s) order, best_rank, runs"),
+    (f"{POOL_HEADER}1\td1\t1\t1\tA\n\n1\td9\t2\t2\tA\n", "mypool.tsv:4: unknown document d9"),
+    (f"{POOL_HEADER}3\td1\t1\t1\tA\n", "mypool.tsv:2: unknown topic 3"),
+], ids=["format", "document", "topic"])
+def test_a_bad_pool_file_is_named_by_its_own_name_and_line(app, text, message) -> None:
+    app["files"][keys.CREATE_RUNS] = []
+    app["files"][create.CREATE_POOL] = _file("mypool.tsv", text)
+    at = _submit(_fill(_create_page(app["boss"])))
+    _refused(app, at, f"Nothing was created: {message}")
+    assert "/tmp" not in _plain(at.error[0].value)
 
 
 # --- the label table ----------------------------------------------------------------------------
