@@ -135,6 +135,17 @@ function check() {
   }
 }
 
+// A change of the page's script state after an admitted action means its run started (or
+// started and ended between two frames: one callback then brings both records, and check()
+// alone would never see the page running, leaving the action pending for 4 s).
+function observed(records) {
+  const gate = window.__pooljudgeGate;
+  if (gate.pending && records.some((r) => r.attributeName === "data-test-script-state")) {
+    gate.sawRunning = true;
+  }
+  check();
+}
+
 function schedule() {
   const gate = window.__pooljudgeGate;
   if (gate.checking) return;
@@ -216,7 +227,7 @@ export default function (component) {
   gate.swapping = data.swapping || [];
   const mount = ++gate.mounts;
   if (!gate.handlers) {
-    gate.handlers = { down: onKeyDown, click: onClick, observer: new MutationObserver(check) };
+    gate.handlers = { down: onKeyDown, click: onClick, observer: new MutationObserver(observed) };
     window.addEventListener("keydown", gate.handlers.down, true);
     window.addEventListener("click", gate.handlers.click, true);
     gate.handlers.observer.observe(document.body, {

@@ -19,7 +19,13 @@ from pooljudge.annotate import store
 from pooljudge.annotate.records import Label, LabelScale
 from pooljudge.annotate.store import session_scope
 
-from tests.support.browser import shown_pair, wait_for_new_pair, wait_idle, wait_keys_ready
+from tests.support.browser import (
+    act_and_wait_run,
+    shown_pair,
+    wait_for_new_pair,
+    wait_idle,
+    wait_keys_ready,
+)
 
 LAPTOPS = [pytest.param((1366, 768), id="1366x768"), pytest.param((1280, 720), id="1280x720")]
 # The page's own keys at the defaults, as the specification lists them (buttons come on top).
@@ -101,9 +107,8 @@ def test_escape_and_enter_leave_the_comment_and_the_next_label_key_labels(app, l
     page.keyboard.press("/")                             # the comment key focuses the box
     page.wait_for_function(f"document.activeElement?.matches(\"{BOX}\")")
     page.keyboard.type("second")
-    page.keyboard.press("Enter")                         # keeps the comment, leaves the box
-    page.wait_for_function("document.activeElement === document.body")
-    wait_idle(page)
+    act_and_wait_run(page, lambda: page.keyboard.press("Enter"))  # keeps the comment (a run)
+    page.wait_for_function("document.activeElement === document.body")  # and leaves the box
     assert page.locator(BOX).input_value() == "second"
     page.keyboard.press("0")
     pair = wait_for_new_pair(page, pair)

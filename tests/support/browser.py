@@ -123,6 +123,21 @@ def wait_idle(page) -> None:
     page.wait_for_selector(IDLE, state="attached")
 
 
+def act_and_wait_run(page, act) -> None:
+    """Do ``act`` (a callable) and wait until the script run it starts has finished: a key
+    whose run starts a moment later (a text box committed by Enter) would otherwise let
+    :func:`wait_idle` return before the run began, and the next key would meet a busy page."""
+    page.evaluate("""() => {
+        window.__pjRan = false;
+        new MutationObserver(() => { window.__pjRan = true; }).observe(
+            document.querySelector('[data-testid="stApp"]'),
+            {attributes: true, attributeFilter: ['data-test-script-state']});
+    }""")
+    act()
+    page.wait_for_function("() => window.__pjRan")
+    wait_idle(page)
+
+
 def wait_keys_ready(page) -> None:
     """Wait until every keyboard shortcut shown on the page is bound, so a key press counts.
 
