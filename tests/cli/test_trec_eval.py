@@ -125,6 +125,17 @@ def test_all_trec_values_match_trec_eval_10_on_robust03(shared_data, run):
     assert_same_values(lines_of(done.stdout.decode()), read_reference(reference))
 
 
+@pytest.mark.parametrize("level", ["1", "2", "3"])
+def test_num_rel_summary_under_c_ignores_l_as_trec_eval_10_on_robust03(shared_data, level):
+    """C1 of the outside check against trec_eval 10 built from source: under ``-c -l 2``,
+    robust03's ``num_rel`` summary is 6,074 (every label > 0 over the qrels), not 407 (labels
+    >= 2); ``te_calc_avg_num_rel`` recounts under ``-c`` whatever ``-l`` says."""
+    done = pooljudge("-c", "-l", level, "-m", "num_rel", shared_data / "robust03" / "qrels.txt",
+                     shared_data / "robust03" / "runs" / "input.InexpC2.gz")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.decode() == "num_rel               \tall\t6074\n"
+
+
 @pytest.mark.parametrize("judged_only", [False, True], ids=["c", "cJ"])
 @pytest.mark.parametrize("run", EDGE_RUNS)
 def test_all_trec_values_match_trec_eval_10_on_edge_cases(shared_data, run, judged_only):
