@@ -105,7 +105,9 @@ def test_admin_export_states_the_undecided_pairs_and_leaves_them_out(app, page, 
     body = page.inner_text("body")
     assert ("Pairs settled by each rule: unanimous: 4, majority: 0, "
             "majority tie → lower label: 2.") in body
-    assert page.locator("a", has_text="Adjudicate them").count() == 1  # an st.page_link
+    link = page.locator("a", has_text="Adjudicate them")  # an st.page_link, drawn after the text
+    link.wait_for()
+    assert link.count() == 1
     page.get_by_text("leave them out of the qrels").click()
     page.get_by_text("majority tie → left out: 2").wait_for()
     wait_idle(page)
