@@ -135,17 +135,6 @@ function check() {
   }
 }
 
-// A change of the page's script state after an admitted action means its run started (or
-// started and ended between two frames: one callback then brings both records, and check()
-// alone would never see the page running, leaving the action pending for 4 s).
-function observed(records) {
-  const gate = window.__pooljudgeGate;
-  if (gate.pending && records.some((r) => r.attributeName === "data-test-script-state")) {
-    gate.sawRunning = true;
-  }
-  check();
-}
-
 function schedule() {
   const gate = window.__pooljudgeGate;
   if (gate.checking) return;
@@ -227,7 +216,7 @@ export default function (component) {
   gate.swapping = data.swapping || [];
   const mount = ++gate.mounts;
   if (!gate.handlers) {
-    gate.handlers = { down: onKeyDown, click: onClick, observer: new MutationObserver(observed) };
+    gate.handlers = { down: onKeyDown, click: onClick, observer: new MutationObserver(check) };
     window.addEventListener("keydown", gate.handlers.down, true);
     window.addEventListener("click", gate.handlers.click, true);
     gate.handlers.observer.observe(document.body, {
