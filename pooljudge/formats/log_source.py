@@ -1,6 +1,6 @@
 """The bytes of a log file as a stream: gunzipped when gzip (by magic number), a leading UTF-8
 byte-order mark dropped, newlines counted as they go by (so a line count is exact for gzip
-input too, without a second read). :class:`LogSource` is what pyarrow's JSON reader reads;
+input too, without a second read). :class:`LogSource` is what the columnar reader reads;
 :func:`raw_lines` gives the same bytes line by line for the slower pass that names a bad line.
 """
 
@@ -61,7 +61,7 @@ def _open(path: PathLike) -> IO[bytes]:
 
 
 class LogSource:
-    """A read-only byte stream over a log file for ``pyarrow.json.open_json``.
+    """A read-only byte stream over a log file, read in blocks by ``pooljudge.formats.logs``.
 
     After the last read, ``lines`` is the number of lines (a last one without a newline
     counts), and ``maybe_blank`` is False when no line can be blank: no line starts with a
