@@ -9,6 +9,10 @@ collection, ``m`` documents labelled):
 - every rule: ``m == n`` → certified, ``exhausted`` (recall 1 by construction).
 - ``knee`` (heuristic), phase ``rank``: :func:`knee_stop` over the labels → certified (no
   estimate of what remains); else a retrain once ``m`` reaches the due count.
+- ``quant`` / ``quantci`` (heuristics), phase ``rank``: retrains as ``knee`` does; the test
+  needs the retrained model's probabilities, so the review service applies it after each
+  retrain (:func:`quant_decision`): from the third label on, :func:`quant_recall` ≥ τ →
+  certified with the estimate (no estimate of what remains).
 - ``hypergeometric``, phase ``rank``: the test over the ranking's last documents (BUSCAR's
   reading: the ranking's tail taken as a random sample, an assumption) below alpha → *sample*:
   the queue becomes a uniform random sample of the unlabelled remainder. Phase ``sample``:
@@ -39,20 +43,24 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from pooljudge.annotate.records import GUARANTEE_RULES, SAMPLE_FIRST_RULES
+from pooljudge.annotate.records import GUARANTEE_RULES, QUANT_RULES, SAMPLE_FIRST_RULES
 from pooljudge.annotate.review_records import ReviewCertificate, ReviewSettings, ReviewTopicState
 from pooljudge.pooling.stopping import (
+    QUANTCI_STD,
     hypergeometric_p,
     knee_stop,
     qbcb_positives,
     qbcb_quota,
+    quant_recall,
     relevant_interval,
     target_sample_size,
 )
 
-__all__ = ["RELEVANT", "Decision", "Topic", "decide", "next_batch", "sample_positives"]
+__all__ = ["QUANT_FIRST", "RELEVANT", "Decision", "Topic", "decide", "next_batch",
+           "quant_decision", "sample_positives"]
 
 RELEVANT = 1  # labels of at least this value are relevant (as for the adaptive orders)
+QUANT_FIRST = 3  # Quant is tested once this many labels are in (two batches, as tarexp)
 
 
 @dataclass(frozen=True)
@@ -117,6 +125,22 @@ def decide(topic: Topic) -> Decision:
     return Decision("none")
 
 
+def quant_decision(topic: Topic, probabilities: np.ndarray, reviewed: np.ndarray
+                   ) -> Decision | None:
+    """After a retrain of a Quant or QuantCI topic: certify when the estimate of recall from
+    the new model's ``probabilities`` (one per document) with ``reviewed`` (a mask over the
+    same documents) reaches the target; None otherwise (and for every other rule)."""
+    settings = topic.settings
+    seen = topic.laid_out()
+    if settings.rule not in QUANT_RULES or len(seen) < QUANT_FIRST:
+        return None
+    nstd = QUANTCI_STD if settings.rule == "quantci" else 0.0
+    estimate = quant_recall(probabilities, reviewed, nstd)
+    if estimate < settings.target:
+        return None
+    return _certify(topic, seen, recall_estimate=estimate)
+
+
 def _sample_step(topic: Topic, seen: pd.DataFrame) -> Decision:
     settings, n = topic.settings, topic.state.n_docs
     in_sample = seen["draw"].to_numpy() >= 0
@@ -166,13 +190,13 @@ def _sample_reached(topic: Topic, seen: pd.DataFrame) -> bool:
 
 
 def _certify(topic: Topic, seen: pd.DataFrame, *, exhausted: bool = False,
-             p_value: float | None = None) -> Decision:
+             p_value: float | None = None, recall_estimate: float | None = None) -> Decision:
     settings, n = topic.settings, topic.state.n_docs
     in_sample = seen["draw"].to_numpy() >= 0
     relevant = seen["relevant"].to_numpy()
     found, reviewed = int(relevant.sum()), len(seen)
     size, k = int(in_sample.sum()), int(relevant[in_sample].sum())
-    drew = settings.rule != "knee" and (size > 0 or settings.rule in SAMPLE_FIRST_RULES)
+    drew = settings.rule in GUARANTEE_RULES and (size > 0 or settings.rule in SAMPLE_FIRST_RULES)
     estimate = _remaining(settings, n, reviewed, found, size, k, exhausted)
     ids = tuple(int(i) for group in seen["ids"] for i in group)
     labels = tuple(int(x) for group in seen["labels"] for x in group)
@@ -183,7 +207,7 @@ def _certify(topic: Topic, seen: pd.DataFrame, *, exhausted: bool = False,
         remaining=None if estimate is None else estimate[0],
         remaining_low=None if estimate is None else estimate[1],
         remaining_high=None if estimate is None else estimate[2],
-        p_value=p_value, exhausted=exhausted, judgments=ids)
+        p_value=p_value, exhausted=exhausted, judgments=ids, recall_estimate=recall_estimate)
     return Decision("certify", certificate=certificate, labels=labels)
 
 
@@ -192,7 +216,7 @@ def _remaining(settings: ReviewSettings, n: int, reviewed: int, found: int, size
     """(estimate, low, high) of relevant documents not found; None for the heuristic."""
     if exhausted:
         return 0.0, 0, 0
-    if settings.rule == "knee" or size == 0:
+    if settings.rule not in GUARANTEE_RULES or size == 0:
         return None
     if settings.rule == "hypergeometric":
         total, low, high = relevant_interval(k, size, n - (reviewed - size), settings.alpha)

@@ -44,7 +44,7 @@ def add_review_options(parser: argparse.ArgumentParser) -> None:
                        "first ranking, else each topic's text does)")
     group.add_argument("--stop", choices=STOP_RULES, default=STOP_RULES[0],
                        help="the stopping rule: hypergeometric (default), target and qbcb "
-                       "are guarantees, knee a heuristic")
+                       "are guarantees; knee, quant and quantci heuristics")
     group.add_argument("--recall-target", type=_level, default=0.95, metavar="R",
                        help="the recall to certify (default 0.95)")
     group.add_argument("--alpha", type=_level, default=0.05, metavar="A",

@@ -1,9 +1,12 @@
-"""Review campaigns may stop by QBCB (Lewis, Yang & Frieder 2021): ``review.rule`` admits
-``qbcb`` beside ``hypergeometric``, ``target`` and ``knee``.
+"""Review campaigns may stop by QBCB (Lewis, Yang & Frieder 2021, a guarantee) and by Quant
+or QuantCI (Yang, Lewis & Frieder 2021, heuristics): ``review.rule`` admits ``qbcb``,
+``quant`` and ``quantci`` beside ``hypergeometric``, ``target`` and ``knee``, and a
+certificate keeps Quant's ``recall_estimate`` (NULL for the other rules).
 
-Only the CHECK constraint ``ck_review_rule`` changes (SQLite rebuilds the small ``review``
-table from its 0013 definition; PostgreSQL alters the constraint in place). The downgrade
-refuses a database holding a QBCB review rather than change its rule.
+The CHECK constraint ``ck_review_rule`` changes (SQLite rebuilds the small ``review`` table
+from its 0013 definition; PostgreSQL alters the constraint in place) and ``certificate`` gains
+a nullable column. The downgrade refuses a database holding a review by one of the new rules
+rather than change its rule.
 
 Revision ID: 0014
 Revises: 0013
@@ -21,7 +24,8 @@ branch_labels = None
 depends_on = None
 
 _BEFORE = "rule IN ('hypergeometric', 'target', 'knee')"
-_AFTER = "rule IN ('hypergeometric', 'target', 'qbcb', 'knee')"
+_AFTER = "rule IN ('hypergeometric', 'target', 'qbcb', 'knee', 'quant', 'quantci')"
+_NEW_RULES = "('qbcb', 'quant', 'quantci')"
 
 
 def _review(rule_check: str) -> sa.Table:
@@ -47,11 +51,16 @@ def _swap(before: str, after: str) -> None:
 
 def upgrade() -> None:
     _swap(_BEFORE, _AFTER)
+    op.add_column("certificate", sa.Column("recall_estimate", sa.Float(), nullable=True))
 
 
 def downgrade() -> None:
-    count = op.get_bind().execute(sa.text("SELECT COUNT(*) FROM review WHERE rule = 'qbcb'"))
+    count = op.get_bind().execute(
+        sa.text(f"SELECT COUNT(*) FROM review WHERE rule IN {_NEW_RULES}"))
     held = count.scalar()
     if held:
-        raise RuntimeError(f"downgrade to 0013 refused: {held} review campaigns stop by QBCB")
+        raise RuntimeError(f"downgrade to 0013 refused: {held} review campaigns stop by QBCB, "
+                           "Quant or QuantCI")
+    with op.batch_alter_table("certificate") as batch:
+        batch.drop_column("recall_estimate")
     _swap(_AFTER, _BEFORE)
