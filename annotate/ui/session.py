@@ -26,8 +26,8 @@ from pooljudge.annotate.ui import keys, routes
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-__all__ = ["COOKIE", "credential", "engine", "login", "logout", "require_page", "require_role",
-           "roles", "show_login_problem", "user", "write"]
+__all__ = ["COOKIE", "credential", "engine", "login", "logout", "nugget_features",
+           "require_page", "require_role", "roles", "show_login_problem", "user", "write"]
 
 COOKIE = "pooljudge_session"  # the browser session's cookie (set by annotate/login_route.py)
 
@@ -85,6 +85,14 @@ def roles() -> dict[str, str]:
         with session_scope(engine(), readonly=True) as session:
             state[keys.ROLES] = store.campaign_roles(session, annotator_id=found.id)
     return state.get(keys.ROLES) or {}
+
+
+def nugget_features(found: AnnotatorInfo) -> frozenset[str]:
+    """What the person's own campaign has of :data:`pooljudge.annotate.ui.routes.NEEDS`:
+    ``answers`` when it holds RAG answers and active nuggets (two counts, every run)."""
+    with session_scope(engine(), readonly=True) as session:
+        answers, nuggets = store.nugget_counts(session, campaign=found.campaign_name)
+    return frozenset({"answers"} if answers and nuggets else ())
 
 
 def top_role(found: AnnotatorInfo) -> str:
