@@ -101,6 +101,7 @@ from pooljudge.annotate.store.nugget_queue import (
     document_texts,
     my_nugget_labels,
     nugget_counts,
+    relevant_passages,
     topic_card,
 )
 from pooljudge.annotate.store.nuggets import (
@@ -264,6 +265,7 @@ __all__ = [
     "record_judgment",
     "record_nugget_assignment",
     "release_expired",
+    "relevant_passages",
     "remove_annotator",
     "remove_annotator_term",
     "review_labels",

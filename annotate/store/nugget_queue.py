@@ -1,6 +1,7 @@
 """What the nugget panes read: which answers an assessor still has to assign, their own labels
-of an answer, a topic's card, cited documents' texts, and whether a campaign has answers and
-nuggets at all (the router hides the panes otherwise).
+of an answer, a topic's card, cited documents' texts, the relevant passages of a topic's judged
+pool (the creation pane's sources), and whether a campaign has answers and nuggets at all (the
+router hides the panes otherwise).
 
 Assignment has no overlap setting in the store (revision 0013): every person of the campaign
 assigns every answer. The queue is stable — answers by topic (stored order), then answer id —
@@ -14,17 +15,19 @@ from collections.abc import Iterable
 
 import pandas as pd
 import sqlalchemy as sa
-from pooljudge.annotate.store.models import Document, Topic
+from pooljudge.annotate.store.models import Document, Judgment, Pair, Topic
 from pooljudge.annotate.store.nugget_models import Nugget, NuggetAssignment, RagAnswer, table_of
 from pooljudge.annotate.store.nuggets import campaign_pk
 from sqlmodel import Session
 
 __all__ = ["QUEUE_COLUMNS", "assignment_queue", "document_texts", "my_nugget_labels",
-           "nugget_counts", "topic_card"]
+           "nugget_counts", "relevant_passages", "topic_card"]
 
 QUEUE_COLUMNS = ("answer", "topic", "run", "nuggets", "labelled")
 _A, _N, _X, _T, _D = (table_of(RagAnswer), table_of(Nugget), table_of(NuggetAssignment),
                       table_of(Topic), table_of(Document))
+_J, _P = table_of(Judgment), table_of(Pair)
+_LATER = _J.alias("later")
 
 
 def nugget_counts(session: Session, *, campaign: str) -> tuple[int, int]:
@@ -94,3 +97,30 @@ def document_texts(session: Session, *, campaign: str, keys: Iterable[str]
     return {key: (title, text) for key, title, text in session.execute(
         sa.select(_D.c.key, _D.c.title, _D.c.text).where(_D.c.campaign_id == cid,
                                                           _D.c.key.in_(wanted))).all()}
+
+
+def relevant_passages(session: Session, *, campaign: str, topic: str
+                      ) -> list[tuple[str, str, str]]:
+    """(document key, title, text) of every pooled document of ``topic`` that people judged
+    relevant, in pool order: its latest adjudication has a label above 0, or, without an
+    adjudication, some person's latest judgment does (automatic labels and withdrawn or
+    "can't judge" answers do not count)."""
+    cid = campaign_pk(session, campaign)
+    later = sa.exists().where(_LATER.c.pair_id == _J.c.pair_id,
+                              _LATER.c.annotator_id == _J.c.annotator_id,
+                              _LATER.c.kind == _J.c.kind, _LATER.c.version > _J.c.version)
+    found = session.execute(
+        sa.select(_P.c.id, _D.c.key, _D.c.title, _D.c.text, _J.c.kind, _J.c.label, _J.c.id)
+        .select_from(_J.join(_P, _P.c.id == _J.c.pair_id).join(_T, _T.c.id == _P.c.topic_id)
+                     .join(_D, _D.c.id == _P.c.document_id))
+        .where(_P.c.campaign_id == cid, _T.c.key == topic, _J.c.status == "label",
+               _J.c.source != "automatic", ~later)
+        .order_by(_P.c.pool_order, _J.c.id)).all()
+    votes: dict[int, dict[str, list[int]]] = {}
+    texts: dict[int, tuple[str, str, str]] = {}
+    for pair, key, title, text, kind, label, _ in found:
+        votes.setdefault(pair, {}).setdefault(kind, []).append(int(label))
+        texts[pair] = (key, title, text)
+    return [texts[pair] for pair, kinds in votes.items()
+            if (kinds["adjudication"][-1] if "adjudication" in kinds
+                else max(kinds["judgment"])) > 0]

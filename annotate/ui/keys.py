@@ -27,6 +27,12 @@ ASSIGN_FOCUS = "pj_assign_focus"    # the nugget key focused there (None: its fi
 ASSIGN_SHOWN = "pj_assign_shown"    # (answer, nugget): the cell on screen, None while writing
 ASSIGN_SHOWN_AT = "pj_assign_shown_at"  # time.monotonic() when that cell appeared
 ASSIGN_DONE = "pj_assign_done"      # True once the queue ran out (the "all done" screen)
+BANK_TOPIC = "pj_bank_topic"        # the topic on the nugget-creation pane
+BANK_FOCUS = "pj_bank_focus"        # the nugget key focused there (None: its first)
+BANK_PASSAGE = "pj_bank_passage"    # the index of the relevant passage shown
+BANK_MERGE = "pj_bank_merge"        # the nugget marked to be merged into the next one chosen
+BANK_EDIT = "pj_bank_edit"          # the nugget being edited in the box (None: a new one)
+BANK_SHOWN = "pj_bank_shown"        # (topic, nugget, passage) on screen, None while writing
 
 # --- widget keys (fixed) ------------------------------------------------------------------------
 FORWARD = "forward"              # leave the earlier pairs, back to new ones

@@ -37,9 +37,10 @@ class Route:
 
 
 _ADMIN = frozenset({"admin"})
-# What a page may need of the person's campaign: "answers": RAG answers and active nuggets to
-# assign (:func:`pooljudge.annotate.ui.session.nugget_features`).
-NEEDS = ("answers",)
+# What a page may need (:func:`pooljudge.annotate.ui.session.nugget_features`): "answers": the
+# person's own campaign has RAG answers and active nuggets to assign; "rag": a campaign where
+# they adjudicate or administer has RAG answers or nuggets (a nugget campaign).
+NEEDS = ("answers", "rag")
 
 # The menu's order. A person's default page (what their login link opens) is home_route's.
 ROUTES: tuple[Route, ...] = (
@@ -48,6 +49,8 @@ ROUTES: tuple[Route, ...] = (
           frozenset(ANNOTATOR_ROLES), needs="answers"),
     Route("adjudicate.py", "Adjudicate", ":material/balance:", "adjudicate",
           frozenset({"adjudicator", "admin"})),
+    Route("nuggets.py", "Nugget banks", ":material/lightbulb:", "nuggets",
+          frozenset({"adjudicator", "admin"}), needs="rag"),
     Route("overview.py", "Overview", ":material/monitoring:", "overview", _ADMIN, home_of=_ADMIN),
     Route("agreement.py", "Agreement", ":material/handshake:", "agreement", _ADMIN),
     Route("export.py", "Export", ":material/download:", "export", _ADMIN),

@@ -88,11 +88,22 @@ def roles() -> dict[str, str]:
 
 
 def nugget_features(found: AnnotatorInfo) -> frozenset[str]:
-    """What the person's own campaign has of :data:`pooljudge.annotate.ui.routes.NEEDS`:
-    ``answers`` when it holds RAG answers and active nuggets (two counts, every run)."""
+    """What the person's campaigns have of :data:`pooljudge.annotate.ui.routes.NEEDS`:
+    ``answers`` when their own campaign holds RAG answers and active nuggets, ``rag`` when a
+    campaign where they adjudicate or administer holds answers or nuggets (two counts per
+    campaign, every run)."""
+    held = {name for name, role in roles().items() if role in ("adjudicator", "admin")}
+    if found.role in ("adjudicator", "admin"):
+        held.add(found.campaign_name)
+    features = set()
     with session_scope(engine(), readonly=True) as session:
-        answers, nuggets = store.nugget_counts(session, campaign=found.campaign_name)
-    return frozenset({"answers"} if answers and nuggets else ())
+        for name in sorted(held | {found.campaign_name}):
+            answers, nuggets = store.nugget_counts(session, campaign=name)
+            if name == found.campaign_name and answers and nuggets:
+                features.add("answers")
+            if name in held and (answers or nuggets):
+                features.add("rag")
+    return frozenset(features)
 
 
 def top_role(found: AnnotatorInfo) -> str:

@@ -149,6 +149,8 @@ EXPECTED = {
     "people": (OTHER, PEOPLE["adjudicator"]),
     "terms": (TOPIC,),
     "assign": (NUGGET, SENTENCE, DOCS[0], ANSWER_ID, f"widgets {EVIL}"),
+    "nuggets": (NUGGET, f"widgets {EVIL}", f"# narrative\n{EVIL}", DOCS[0], f"title {EVIL}",
+                f"text {EVIL}"),
 }
 
 
@@ -170,6 +172,11 @@ def _act(page: str, role: str, at: AppTest) -> Iterator[tuple[AppTest, tuple[str
             at.text_area[0].input(text)
             at.button(key=TERMS_SAVE).click().run()
             yield at, ("<script>alert(1)</script>", "[x](http://evil.example/a)")
+    elif page == "nuggets":                                  # a hostile nugget typed
+        from pooljudge.annotate.ui.nugget_bank import box_key
+
+        at.text_input(key=box_key(TOPIC, None)).input(f"typed {EVIL}").run()
+        yield at, (f"typed {EVIL}", NUGGET)
     elif page == "create":
         at.session_state[keys.NEW_LINKS] = (CAMPAIGN, [("annotator", NEWCOMER, "http://x/?t")])
         yield at.run(), (CAMPAIGN, NEWCOMER)
