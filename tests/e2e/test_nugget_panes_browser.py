@@ -97,6 +97,17 @@ def _bank_ready(page) -> int:
     }""")
 
 
+def _type_nugget(page, text: str) -> None:
+    """a (the box takes the keyboard), ``text``, Enter (added; the box gives the keyboard
+    back)."""
+    _bank_ready(page)
+    page.keyboard.press("a")
+    page.wait_for_function("() => document.activeElement && document.activeElement.closest("
+                           "'[class*=\"st-key-comment_bank_\"]')")
+    page.keyboard.type(text)
+    act_and_wait_run(page, lambda: page.keyboard.press("Enter"))
+
+
 def _key(page, key: str, *, moves: bool = True) -> None:
     """Press ``key`` once the pane is ready; wait for its run (and, for a key that changes
     what is on screen, for the new screen)."""
@@ -121,14 +132,7 @@ def test_twenty_nuggets_from_passages_by_keyboard(app, laptop) -> None:
                 _key(laptop, "l")                     # the topic's second relevant passage
             source = f"d{topic}-{1 if i < 5 else 2}"
             text = f"typed fact {i} about {topic}"
-            _bank_ready(laptop)
-            laptop.keyboard.press("a")
-            laptop.locator('[class*="st-key-comment_bank_"] input').wait_for()
-            laptop.wait_for_function(
-                "() => document.activeElement && document.activeElement.closest("
-                "'[class*=\"st-key-comment_bank_\"]')")
-            laptop.keyboard.type(text)
-            act_and_wait_run(laptop, lambda: laptop.keyboard.press("Enter"))
+            _type_nugget(laptop, text)
             laptop.get_by_text(f"{i + 1} nuggets").first.wait_for()
             importance = "vital" if i % 3 == 0 else "okay"
             if importance == "vital":                 # new nuggets start okay
@@ -143,6 +147,13 @@ def test_twenty_nuggets_from_passages_by_keyboard(app, laptop) -> None:
     _key(laptop, "j")
     _key(laptop, "m", moves=False)
     laptop.get_by_text("Merged nugget").first.wait_for()
+    _type_nugget(laptop, "a duplicate to delete")    # then x held down: one deletion
+    laptop.get_by_text("Added nugget 302-11").first.wait_for()
+    _bank_ready(laptop)
+    act_and_wait_run(laptop, lambda: Keyboard(laptop).hold("x", 1.2))
+    laptop.get_by_text("Deleted nugget 302-11").first.wait_for()
+    wait_idle(laptop)
+    assert laptop.evaluate("() => window.__pooljudgeGate.refused.repeat") > 0
     with session_scope(app.engine, readonly=True) as session:
         bank = store.nugget_bank(session, campaign=name, states=("active", "merged"))
         history = store.nugget_history(session, campaign=name)
@@ -151,5 +162,5 @@ def test_twenty_nuggets_from_passages_by_keyboard(app, laptop) -> None:
     merged = [n for n in bank if n.state == "merged"]
     assert [(n.text, n.merged_into) for n in merged] == [("typed fact 8 about 302", "302-10")]
     assert history["actor"].eq("chief").all()
-    assert history["action"].value_counts().to_dict() == {"created": 20, "edited": 8,
-                                                          "merged": 1}
+    assert history["action"].value_counts().to_dict() == {"created": 21, "edited": 8,
+                                                          "merged": 1, "deleted": 1}
