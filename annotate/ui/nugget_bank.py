@@ -299,7 +299,8 @@ def _on_action(engine: Engine, campaign: str, shown: tuple, what: str,
     if key is None:
         state[keys.FLASH] = "No nugget yet: press a and type one."
         return
-    if what == "edit":
+    if what == "edit":  # the box starts from the nugget's text as stored now
+        state.pop(box_key(shown[0], key), None)
         state[keys.BANK_EDIT] = None if state.get(keys.BANK_EDIT) == key else key
         return
     state[keys.BANK_SHOWN] = None  # until the next run: a second press acts on nothing

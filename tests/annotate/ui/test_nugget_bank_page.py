@@ -126,3 +126,14 @@ def test_a_campaign_without_answers_or_nuggets_hides_the_page(app_db, open_page)
                                   people=(("chief", "admin"),))
     at = open_page(tokens["chief"], "nuggets")
     assert "question 301" in _shown(at)
+
+
+def test_a_second_edit_starts_from_the_text_as_stored(app_db, tokens, open_page) -> None:
+    at = open_page(tokens["boss"], "nuggets")
+    for text in ("first rewording", "second rewording"):
+        _press(at, "act", "edit")
+        box = at.text_input(key=box_key("301", "301-1"))
+        assert box.value == (nugget_text("301", 1) if text.startswith("first")
+                             else "first rewording")
+        box.input(text).run()
+    assert [n.text for n in _bank(app_db) if n.key == "301-1"] == ["second rewording"]
