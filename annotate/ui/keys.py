@@ -26,7 +26,6 @@ ASSIGN_ANSWER = "pj_assign_answer"  # the answer key on the assignment pane (Non
 ASSIGN_FOCUS = "pj_assign_focus"    # the nugget key focused there (None: its first unlabelled)
 ASSIGN_SHOWN = "pj_assign_shown"    # (answer, nugget): the cell on screen, None while writing
 ASSIGN_SHOWN_AT = "pj_assign_shown_at"  # time.monotonic() when that cell appeared
-ASSIGN_DONE = "pj_assign_done"      # True once the queue ran out (the "all done" screen)
 BANK_TOPIC = "pj_bank_topic"        # the topic on the nugget-creation pane
 BANK_FOCUS = "pj_bank_focus"        # the nugget key focused there (None: its first)
 BANK_PASSAGE = "pj_bank_passage"    # the index of the relevant passage shown

@@ -146,7 +146,7 @@ def _read(session, user: AnnotatorInfo, campaign: str, queue: pd.DataFrame) -> S
     shown = state.get(keys.ASSIGN_ANSWER)
     if shown not in answers:
         undone = queue.index[queue["labelled"] < queue["nuggets"]]
-        if state.get(keys.ASSIGN_DONE) or undone.empty:
+        if undone.empty:
             return None
         shown = answers[int(undone[0])]
         state[keys.ASSIGN_ANSWER], state[keys.ASSIGN_FOCUS] = shown, None
@@ -238,7 +238,8 @@ def _checklist(screen: Screen) -> None:
 
 def _answer_html(screen: Screen) -> str:
     """The answer's sentences, numbered, each with its citations as literal document ids in
-    brackets (escaped): the pane's "document" part. The run is never shown."""
+    brackets (escaped): the pane's "document" part. Neither the run nor the answer's id (which
+    often names the run) is shown."""
     refs = screen.answer.references
     lines = []
     for number, sentence in enumerate(screen.answer.sentences, start=1):
@@ -247,7 +248,7 @@ def _answer_html(screen: Screen) -> str:
         lines.append(f'<div class="pj-text pj-sentence"><b>{number}.</b> '
                      f"{html.escape(f'{sentence.text} {cited}'.rstrip(), quote=True)}</div>")
     body = "".join(lines) or caption_html("This answer has no sentences.")
-    return caption_html(f"Answer {screen.answer.key}") + f'<div class="pj-answer">{body}</div>'
+    return caption_html("Answer") + f'<div class="pj-answer">{body}</div>'
 
 
 def _citations(screen: Screen) -> None:
@@ -307,7 +308,6 @@ def _on_answer(cell: tuple[str, str] | None, target: str | None) -> None:
     if cell is not None and not _is_shown(cell, "move"):
         return
     state[keys.ASSIGN_ANSWER], state[keys.ASSIGN_FOCUS] = target, None
-    state[keys.ASSIGN_DONE] = target is None
 
 
 def _is_shown(cell: tuple[str, str] | None, action: str) -> bool:

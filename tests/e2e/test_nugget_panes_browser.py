@@ -27,12 +27,14 @@ def _on_screen(page) -> tuple[str, str, int]:
     page.locator('[class*="st-key-label_"] button').first.wait_for(state="visible")
     wait_idle(page)
     wait_keys_ready(page)
-    return page.evaluate("""() => {
-        const answer = document.querySelector('[data-pj-part="document"] .pj-caption');
+    return page.evaluate(r"""() => {
+        // the fixture's first sentence names the answer: "First sentence by <run> on <topic>."
+        const first = document.querySelector('[data-pj-part="document"] .pj-sentence');
+        const named = /First sentence by (\S+) on (\S+?)\./.exec(first.innerText);
         const nugget = document.querySelector('[data-pj-part="topic"] .pj-nugget-focus');
         const marks = new Set([...document.querySelectorAll('[data-pj-pair]')]
             .map(el => el.dataset.pjPair));
-        return [answer.innerText.replace('Answer ', '').trim(), nugget.innerText.trim(),
+        return [`${named[1]}/${named[2]}`, nugget.innerText.trim(),
                 marks.size === 1 ? Number([...marks][0]) : null];
     }""")
 

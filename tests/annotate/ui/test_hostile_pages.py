@@ -148,7 +148,7 @@ EXPECTED = {
     "create": (),
     "people": (OTHER, PEOPLE["adjudicator"]),
     "terms": (TOPIC,),
-    "assign": (NUGGET, SENTENCE, DOCS[0], ANSWER_ID, f"widgets {EVIL}"),
+    "assign": (NUGGET, SENTENCE, DOCS[0], f"widgets {EVIL}"),
     "nuggets": (NUGGET, f"widgets {EVIL}", f"# narrative\n{EVIL}", DOCS[0], f"title {EVIL}",
                 f"text {EVIL}"),
 }
