@@ -38,7 +38,7 @@ from pooljudge.annotate.campaigns import (
     plan_campaign,
     store_campaign,
 )
-from pooljudge.annotate.records import STOP_RULES
+from pooljudge.annotate.records import SAMPLE_FIRST_RULES, STOP_RULES
 from pooljudge.annotate.review_records import ReviewCertificate, ReviewTopicState
 from pooljudge.annotate.review_rules import Decision, Topic, decide, next_batch
 from pooljudge.pooling.cal import CalRanker, collection_features
@@ -136,7 +136,7 @@ def _store(session: Session, plan: CampaignPlan, rule: str, recall: float, alpha
     created = store_campaign(session, plan)
     settings = store.start_review(session, campaign=created.info.name, rule=rule,
                                   target=recall, alpha=alpha, seed=plan.settings.seed)
-    if rule == "target":  # the target method draws its sample first
+    if rule in SAMPLE_FIRST_RULES:  # the target method and QBCB draw their sample first
         for topic in store.review_topics(session, campaign_id=settings.campaign_id):
             store.start_sample(session, topic_id=topic.topic_id,
                                seed=_seed(settings.seed, topic.topic_id, 0))
@@ -239,8 +239,8 @@ def _front(rule: str, batch: int) -> int | None:
     """How much of a new ranking is written: max(:data:`FRONT`, 4 × the next batch) pairs,
     enough for the batch judged before the next retrain (the rest of the queue keeps the order
     of earlier rankings, so a retrain writes few rows and holds its lock briefly); the whole
-    ranking for the target rule, whose stop reads where the sample's documents rank."""
-    return None if rule == "target" else max(FRONT, 4 * batch)
+    ranking for the target rule and QBCB, whose stops read where the sample's documents rank."""
+    return None if rule in SAMPLE_FIRST_RULES else max(FRONT, 4 * batch)
 
 
 def _ranking(engine: Engine, topic: Topic, decision: Decision) -> np.ndarray:

@@ -22,12 +22,15 @@ collection, ``m`` documents labelled):
   depend on the sample), the sample's pairs ranked with the rest; certified once every
   relevant sample document ranks above every unlabelled document (the review has reached
   them).
+- ``qbcb``: as ``target``, with r = :func:`qbcb_positives` relevant documents in the sample,
+  certified once j = :func:`qbcb_quota` of them rank above every unlabelled document.
 
 Relevant remaining: hypergeometric, from the sample (``k`` relevant of ``s`` drawn from the
 ``urn`` unlabelled at the switch): K̂ − k with the exact interval of
-:func:`relevant_interval`, minus ``k``. Target: the sample is drawn from the whole collection:
-total relevant K̂ = k·n/s and its interval, minus the relevant found (floored at 0); the sample
-stops at its t-th relevant document (inverse sampling), so that interval is approximate.
+:func:`relevant_interval`, minus ``k``. Target and QBCB: the sample is drawn from the whole
+collection: total relevant K̂ = k·n/s and its interval, minus the relevant found (floored at
+0); the sample stops at its r-th relevant document (inverse sampling), so that interval is
+approximate.
 """
 
 from __future__ import annotations
@@ -36,15 +39,18 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from pooljudge.annotate.records import GUARANTEE_RULES, SAMPLE_FIRST_RULES
 from pooljudge.annotate.review_records import ReviewCertificate, ReviewSettings, ReviewTopicState
 from pooljudge.pooling.stopping import (
     hypergeometric_p,
     knee_stop,
+    qbcb_positives,
+    qbcb_quota,
     relevant_interval,
     target_sample_size,
 )
 
-__all__ = ["RELEVANT", "Decision", "Topic", "decide", "next_batch"]
+__all__ = ["RELEVANT", "Decision", "Topic", "decide", "next_batch", "sample_positives"]
 
 RELEVANT = 1  # labels of at least this value are relevant (as for the adaptive orders)
 
@@ -102,9 +108,9 @@ def decide(topic: Topic) -> Decision:
     if rule == "hypergeometric" and hypergeometric_p(
             seen["relevant"].to_numpy(), state.n_docs, settings.target) < settings.alpha:
         return Decision("sample")
-    if rule == "target" and _target_reached(topic, seen):
+    if rule in SAMPLE_FIRST_RULES and _sample_reached(topic, seen):
         return _certify(topic, seen)
-    train = seen[seen["draw"] < 0] if rule == "target" else seen
+    train = seen[seen["draw"] < 0] if rule in SAMPLE_FIRST_RULES else seen
     if len(train) >= state.due_count and len(train) > state.ranked_count:
         return Decision("retrain", train=train[["pair_id", "document_id", "relevant"]],
                         rank=_to_rank(topic))
@@ -115,8 +121,8 @@ def _sample_step(topic: Topic, seen: pd.DataFrame) -> Decision:
     settings, n = topic.settings, topic.state.n_docs
     in_sample = seen["draw"].to_numpy() >= 0
     relevant = seen["relevant"].to_numpy()
-    if settings.rule == "target":
-        if relevant[in_sample].sum() >= target_sample_size(settings.target, settings.alpha):
+    if settings.rule in SAMPLE_FIRST_RULES:
+        if relevant[in_sample].sum() >= sample_positives(settings)[0]:
             return Decision("end_sample", rank=_to_rank(topic))
         return Decision("none")
     labels = np.concatenate([relevant[~in_sample], relevant[in_sample]])
@@ -125,23 +131,38 @@ def _sample_step(topic: Topic, seen: pd.DataFrame) -> Decision:
 
 
 def _to_rank(topic: Topic) -> np.ndarray:
-    """Pair ids to rank: every unlabelled pair, and (target rule) the sample's pairs."""
+    """Pair ids to rank: every unlabelled pair, and (target, QBCB) the sample's pairs."""
     pairs = topic.pairs
     keep = pairs["judged"].to_numpy() == 0
-    if topic.settings.rule == "target":
+    if topic.settings.rule in SAMPLE_FIRST_RULES:
         keep |= pairs["draw"].to_numpy() >= 0
     return pairs["pair_id"].to_numpy()[keep]
 
 
-def _target_reached(topic: Topic, seen: pd.DataFrame) -> bool:
-    """Every relevant sample document ranks above every unlabelled document."""
+def sample_positives(settings: ReviewSettings) -> tuple[int, int]:
+    """(r, j): relevant documents a sample-first rule draws, and how many of them the review
+    must reach: (t, t) for the target method, (:func:`qbcb_positives`, its quota) for QBCB."""
+    if settings.rule == "target":
+        t = target_sample_size(settings.target, settings.alpha)
+        return t, t
+    r = qbcb_positives(settings.target, settings.alpha)
+    return r, int(qbcb_quota(r, settings.target, settings.alpha) or r)
+
+
+def _sample_reached(topic: Topic, seen: pd.DataFrame) -> bool:
+    """At least j of the sample's relevant documents (all, when it holds fewer than r) rank
+    above every unlabelled document: the review has reached them."""
     found = seen.loc[(seen["draw"] >= 0) & (seen["relevant"] == 1), "pair_id"]
     pairs = topic.pairs
     if not len(found):
         return False
-    deepest = pairs.loc[pairs["pair_id"].isin(found), "queue_pos"].max()
-    open_before = (pairs["judged"] == 0) & (pairs["queue_pos"] < deepest)
-    return not bool(open_before.any())
+    r, quota = sample_positives(topic.settings)
+    if len(found) < r:  # a sample of the whole collection: every relevant document
+        quota = len(found)
+    unlabelled = pairs.loc[pairs["judged"] == 0, "queue_pos"]
+    first_open = unlabelled.min() if len(unlabelled) else np.inf
+    reached = pairs.loc[pairs["pair_id"].isin(found), "queue_pos"] < first_open
+    return int(reached.sum()) >= quota
 
 
 def _certify(topic: Topic, seen: pd.DataFrame, *, exhausted: bool = False,
@@ -151,12 +172,12 @@ def _certify(topic: Topic, seen: pd.DataFrame, *, exhausted: bool = False,
     relevant = seen["relevant"].to_numpy()
     found, reviewed = int(relevant.sum()), len(seen)
     size, k = int(in_sample.sum()), int(relevant[in_sample].sum())
-    drew = settings.rule != "knee" and (size > 0 or settings.rule == "target")
+    drew = settings.rule != "knee" and (size > 0 or settings.rule in SAMPLE_FIRST_RULES)
     estimate = _remaining(settings, n, reviewed, found, size, k, exhausted)
     ids = tuple(int(i) for group in seen["ids"] for i in group)
     labels = tuple(int(x) for group in seen["labels"] for x in group)
     certificate = ReviewCertificate(
-        topic=topic.state.topic, rule=settings.rule, guarantee=settings.rule != "knee",
+        topic=topic.state.topic, rule=settings.rule, guarantee=settings.rule in GUARANTEE_RULES,
         target=settings.target, alpha=settings.alpha, reviewed=reviewed, relevant_found=found,
         n_docs=n, sample_size=size if drew else None, sample_relevant=k if drew else None,
         remaining=None if estimate is None else estimate[0],

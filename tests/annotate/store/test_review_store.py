@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from pooljudge.annotate import store
 from pooljudge.annotate.campaigns import CampaignSettings
-from pooljudge.annotate.records import LabelScale
+from pooljudge.annotate.records import STOP_RULES, LabelScale
 from pooljudge.annotate.review import create_review, update_topic
 from pooljudge.annotate.store import session_scope
 
@@ -99,9 +99,9 @@ def test_a_ranking_is_placed_among_the_topics_own_positions_and_an_older_one_dis
     assert (state.ranked_count, state.due_count, state.batch) == (3, 5, 2)
 
 
-@pytest.mark.parametrize("rule", ["hypergeometric", "target", "knee"])
+@pytest.mark.parametrize("rule", STOP_RULES)
 def test_a_review_is_judged_until_every_topic_is_certified(engine, rule):
-    recall, alpha = (0.5, 0.5) if rule == "target" else (0.8, 0.1)
+    recall, alpha = (0.5, 0.5) if rule in ("target", "qbcb") else (0.8, 0.1)
     name, cid, ann = make_review(engine, rule, recall, alpha)
     seen = judge(engine, ann, cid)
     with session_scope(engine, readonly=True) as session:
@@ -116,6 +116,8 @@ def test_a_review_is_judged_until_every_topic_is_certified(engine, rule):
         assert len(set(cert.judgments)) == len(cert.judgments) == cert.reviewed
         assert cert.relevant_found == int(rows["label"].sum())
         assert cert.guarantee == (rule != "knee") and not cert.stale
+        if rule in ("target", "qbcb"):
+            assert cert.sample_size is not None and cert.sample_relevant is not None
     assert len(seen) < 2 * N_DOCS or rule == "knee"  # the guarantees stopped before the end
 
 
@@ -179,8 +181,9 @@ def test_a_certificate_computed_before_a_newer_judgment_is_discarded(engine):
         assert store.certificates(session, campaign_id=cid) == []
 
 
-def test_the_target_rule_starts_on_a_random_sample_of_every_document(engine):
-    _, cid, _ = make_review(engine, "target", 0.5, 0.5)
+@pytest.mark.parametrize("rule", ["target", "qbcb"])
+def test_the_sample_first_rules_start_on_a_random_sample_of_every_document(engine, rule):
+    _, cid, _ = make_review(engine, rule, 0.5, 0.5)
     ids = topic_ids(engine, cid)
     with session_scope(engine, readonly=True) as session:
         phases = {t.topic: t.phase for t in store.review_topics(session, campaign_id=cid)}
