@@ -1,12 +1,15 @@
-"""``pooljudge nuggets import|export|scores|agree|edits``: nugget evaluation of RAG answers.
+"""``pooljudge nuggets import|export|scores|agree|compare|edits``: nugget evaluation of RAG
+answers.
 
 ``import`` stores nugget banks (nuggetizer's JSONL or autojudge-base's NuggetBanks), RAG
 answers (TREC RAG JSONL) and nugget assignments (nuggetizer's JSONL) in a campaign, all given
 files in one transaction (a bad record anywhere stores nothing). ``export`` writes the banks,
 the answers, the assignments, nugget→document qrels or the banks' history. ``scores`` gives
 nuggetizer's four scores per answer or per run (mean over topics with a t interval);
-``agree`` the agreement between assessors on the cells two of them labelled; ``edits`` how
-much of a model's banks people kept, edited, merged or deleted, and what they added.
+``agree`` the agreement between assessors on the cells two of them labelled; ``compare`` the
+agreement between two banks of the same topics (linked nuggets, recall of each against the
+other, vital/okay agreement); ``edits`` how much of a model's banks people kept, edited, merged
+or deleted, and what they added.
 """
 
 from __future__ import annotations
@@ -121,6 +124,9 @@ def register(subparsers: Subcommands) -> None:
         sub.add_argument("--campaign", required=True, metavar="CAMPAIGN",
                          help="the campaign's name")
         add_db_option(sub)
+    from pooljudge.cli.nugget_compare import register_compare
+
+    register_compare(actions)
 
 
 def _import(args: argparse.Namespace) -> int:
