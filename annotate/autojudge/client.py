@@ -1,4 +1,5 @@
-"""Asking an OpenAI-compatible chat server for one label, under the retry policy.
+"""Asking an OpenAI-compatible chat server for one label (or any one reply), under the retry
+policy.
 
 The ``openai`` client is built with ``max_retries=0``: every retry is this module's, following
 :mod:`pooljudge.annotate.autojudge.retry`. One pair is asked once; a reply without a valid label
@@ -8,6 +9,10 @@ corrective message appended to the conversation; a second invalid reply is a fai
 Outcomes: :class:`Verdict` (a label), :class:`Failure` (no label for this pair: it is recorded
 and retried on the next run), or :class:`ServerRefused` raised for 401, 403 and 404, which no
 other pair would escape either (a wrong key, URL or model name).
+
+:class:`Chat` is the transport under :class:`Judge`: :meth:`Chat.ask` sends one conversation
+under the same retry policy and returns the reply's text (:class:`Answer`) or a
+:class:`Failure`, for callers that read the reply themselves (model drafts of nugget banks).
 """
 
 from __future__ import annotations
@@ -25,7 +30,8 @@ from pooljudge.annotate.records import LabelScale
 
 from pooljudge.errors import UsageError
 
-__all__ = ["Failure", "Judge", "ServerRefused", "Tally", "Verdict", "make_client"]
+__all__ = ["Answer", "Chat", "Failure", "Judge", "ServerRefused", "Tally", "Verdict",
+           "make_client"]
 
 FATAL_STATUSES = frozenset({401, 403, 404})
 MAX_TOKENS = 256
@@ -56,6 +62,17 @@ class Verdict:
     tokens_in: int
     tokens_out: int
     latency: float
+    attempts: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A reply's text and what it cost (``attempts``: HTTP requests, retries included)."""
+
+    text: str
+    tokens_in: int
+    tokens_out: int
     attempts: int
     seconds: float
 
@@ -111,43 +128,29 @@ def make_client(*, base_url: str, api_key: str, timeout: float):
                               timeout=timeout)
 
 
-class Judge:
-    """Labels prompts with ``model`` on ``client`` (an ``openai.AsyncOpenAI``)."""
+class Chat:
+    """Sends conversations to ``model`` on ``client`` (an ``openai.AsyncOpenAI``) under
+    ``policy``, at most ``max_tokens`` tokens a reply, temperature 0."""
 
-    def __init__(self, client, *, model: str, scale: LabelScale, policy: RetryPolicy,
-                 tally: Tally, secret: str = "",
+    def __init__(self, client, *, model: str, policy: RetryPolicy, tally: Tally,
+                 secret: str = "", max_tokens: int = MAX_TOKENS,
                  sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         import openai
 
         self._openai = openai
-        self.client, self.model, self.scale = client, model, scale
+        self.client, self.model, self.max_tokens = client, model, max_tokens
         self.policy, self.tally, self._secret, self._sleep = policy, tally, secret, sleep
 
-    async def judge(self, prompt: str) -> Verdict | Failure:
-        """Ask for the label of one filled prompt (see the module docstring)."""
+    async def ask(self, messages: list[dict]) -> Answer | Failure:
+        """One conversation's reply (retried under the policy), or a Failure when every
+        attempt failed or the server refused this request; ServerRefused for 401/403/404."""
         pair = _Pair()
-        messages = [{"role": "system", "content": SYSTEM_MESSAGE},
-                    {"role": "user", "content": prompt}]
         try:
             reply = await self._complete(messages, pair)
-            try:
-                return self._verdict(parse_label(reply.text, self.scale), reply, pair)
-            except InvalidReply:
-                messages += [{"role": "assistant", "content": reply.text},
-                             {"role": "user", "content": corrective_message(self.scale)}]
-            reply = await self._complete(messages, pair)
-            try:
-                return self._verdict(parse_label(reply.text, self.scale), reply, pair)
-            except InvalidReply as exc:
-                return Failure(f"no valid label after a re-ask: {exc}", reply.text,
-                               pair.attempts)
         except _Exhausted as exc:
             return Failure(exc.reason, None, pair.attempts, transport=exc.transport)
-
-    def _verdict(self, parsed: ParsedLabel, reply: _Reply, pair: _Pair) -> Verdict:
-        self.tally.successes += 1
-        return Verdict(parsed.label, parsed.reason, reply.text, pair.tokens_in, pair.tokens_out,
-                       reply.latency, pair.attempts, time.monotonic() - pair.started)
+        return Answer(reply.text, pair.tokens_in, pair.tokens_out, pair.attempts,
+                      time.monotonic() - pair.started)
 
     async def _complete(self, messages: list[dict], pair: _Pair) -> _Reply:
         """One chat completion, retried under the policy; _Exhausted when it gives up."""
@@ -178,7 +181,7 @@ class Judge:
         openai = self._openai
         start = time.monotonic()
         body = {"model": self.model, "messages": messages, "temperature": 0,
-                "max_tokens": MAX_TOKENS}
+                "max_tokens": self.max_tokens}
         try:  # the raw text: the typed ``create`` costs milliseconds of CPU per request
             text = await self.client.post("/chat/completions", cast_to=str, body=body)
             return _reply_of(text, time.monotonic() - start)
@@ -205,6 +208,42 @@ class Judge:
         text = " ".join(str(exc).split())[:200]
         return text.replace(self._secret, "***") if self._secret else text
 
+
+class Judge(Chat):
+    """Labels prompts with ``model`` on ``client`` (an ``openai.AsyncOpenAI``)."""
+
+    def __init__(self, client, *, model: str, scale: LabelScale, policy: RetryPolicy,
+                 tally: Tally, secret: str = "",
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+        super().__init__(client, model=model, policy=policy, tally=tally, secret=secret,
+                         sleep=sleep)
+        self.scale = scale
+
+    async def judge(self, prompt: str) -> Verdict | Failure:
+        """Ask for the label of one filled prompt (see the module docstring)."""
+        pair = _Pair()
+        messages = [{"role": "system", "content": SYSTEM_MESSAGE},
+                    {"role": "user", "content": prompt}]
+        try:
+            reply = await self._complete(messages, pair)
+            try:
+                return self._verdict(parse_label(reply.text, self.scale), reply, pair)
+            except InvalidReply:
+                messages += [{"role": "assistant", "content": reply.text},
+                             {"role": "user", "content": corrective_message(self.scale)}]
+            reply = await self._complete(messages, pair)
+            try:
+                return self._verdict(parse_label(reply.text, self.scale), reply, pair)
+            except InvalidReply as exc:
+                return Failure(f"no valid label after a re-ask: {exc}", reply.text,
+                               pair.attempts)
+        except _Exhausted as exc:
+            return Failure(exc.reason, None, pair.attempts, transport=exc.transport)
+
+    def _verdict(self, parsed: ParsedLabel, reply: _Reply, pair: _Pair) -> Verdict:
+        self.tally.successes += 1
+        return Verdict(parsed.label, parsed.reason, reply.text, pair.tokens_in, pair.tokens_out,
+                       reply.latency, pair.attempts, time.monotonic() - pair.started)
 
 class _Retry(Exception):
     def __init__(self, reason: str, retry_after: float | None = None) -> None:

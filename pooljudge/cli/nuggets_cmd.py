@@ -1,5 +1,5 @@
-"""``pooljudge nuggets import|export|scores|agree|compare|edits``: nugget evaluation of RAG
-answers.
+"""``pooljudge nuggets import|export|scores|agree|compare|edits|draft``: nugget evaluation of
+RAG answers.
 
 ``import`` stores nugget banks (nuggetizer's JSONL or autojudge-base's NuggetBanks), RAG
 answers (TREC RAG JSONL) and nugget assignments (nuggetizer's JSONL) in a campaign, all given
@@ -9,7 +9,7 @@ nuggetizer's four scores per answer or per run (mean over topics with a t interv
 ``agree`` the agreement between assessors on the cells two of them labelled; ``compare`` the
 agreement between two banks of the same topics (linked nuggets, recall of each against the
 other, vital/okay agreement); ``edits`` how much of a model's banks people kept, edited, merged
-or deleted, and what they added.
+or deleted, and what they added; ``draft`` asks a model for draft banks.
 """
 
 from __future__ import annotations
@@ -125,8 +125,10 @@ def register(subparsers: Subcommands) -> None:
                          help="the campaign's name")
         add_db_option(sub)
     from pooljudge.cli.nugget_compare import register_compare
+    from pooljudge.cli.nugget_draft import register_draft
 
     register_compare(actions)
+    register_draft(actions)
 
 
 def _import(args: argparse.Namespace) -> int:

@@ -20,7 +20,9 @@ from the pair's own :meth:`FakeOpenAI.plan`:
 
 With ``decide`` set, every answer is ``decide(prompt)`` instead (the user messages' text, so a
 test can model a judge that reads the prompt, e.g. one that matches the query's words); the
-pair then needs no truth.
+pair then needs no truth. With ``respond`` set, every reply's text is ``respond(messages)``
+verbatim (the request's messages, re-asks included): a test of a caller that reads free-form
+replies, such as model drafts of nugget banks.
 
 With ``api_key`` set, a request without ``Authorization: Bearer api_key`` gets 401. Every
 request is recorded (:attr:`FakeOpenAI.requests`) with its time, pair and fault.
@@ -67,11 +69,12 @@ class FakeOpenAI:
                  model: str = "test-model", noise: float = 0.0, seed: int = 0,
                  latency: float = 0.0, retry_after: str | Callable[[], str] = "1",
                  slow_seconds: float = 3.0, api_key: str | None = None,
-                 decide: Callable[[str], int] | None = None) -> None:
+                 decide: Callable[[str], int] | None = None,
+                 respond: Callable[[list[dict]], str] | None = None) -> None:
         self.truth, self.values, self.model = dict(truth), tuple(values), model
         self.noise, self.seed, self.latency = noise, seed, latency
         self.retry_after, self.slow_seconds, self.api_key = retry_after, slow_seconds, api_key
-        self.decide = decide
+        self.decide, self.respond = decide, respond
         self.requests: list[Request] = []
         self.answers: dict[tuple[str, str], int] = {}
         self._any: deque[str] = deque()
@@ -168,6 +171,13 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 256
 
+    def handle_error(self, request, client_address) -> None:
+        """A client that hung up (its run stopped, its time-out) is not an error here."""
+        import sys
+
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
@@ -221,6 +231,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._raw(200, b'{"id": "x", "object": "chat.completion", "choices": [{"mess')
         elif fault == "drop":
             self._drop()
+        elif fake.respond is not None and fault is None:
+            self._completion(fake.respond(list(body.get("messages", []))), body)
         elif fake.decide is not None and fault is None:
             prompt = "\n".join(str(m.get("content", "")) for m in body.get("messages", [])
                                if m.get("role") == "user")
