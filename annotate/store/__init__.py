@@ -96,12 +96,15 @@ from pooljudge.annotate.store.nugget_edits import (
     merge_nuggets,
 )
 from pooljudge.annotate.store.nugget_queue import (
+    MAX_NUGGET_OVERLAP,
     QUEUE_COLUMNS,
     assignment_queue,
     document_texts,
     my_nugget_labels,
     nugget_counts,
+    nugget_overlap,
     relevant_passages,
+    set_nugget_overlap,
     topic_card,
 )
 from pooljudge.annotate.store.nuggets import (
@@ -170,6 +173,7 @@ __all__ = [
     "ANSWER_FRAME_COLUMNS",
     "CELL_COLUMNS",
     "DEFAULT_URL",
+    "MAX_NUGGET_OVERLAP",
     "NUGGET_COLUMNS",
     "NUGGET_EDITORS",
     "PACE",
@@ -245,6 +249,7 @@ __all__ = [
     "nugget_cells",
     "nugget_counts",
     "nugget_history",
+    "nugget_overlap",
     "nuggets_frame",
     "open_engine",
     "others_labels",
@@ -279,6 +284,7 @@ __all__ = [
     "run_ranks",
     "session_scope",
     "set_guidelines",
+    "set_nugget_overlap",
     "set_suggest_from",
     "set_topic_terms",
     "skip_pair",

@@ -22,9 +22,11 @@ from pooljudge.annotate.store.models import Annotator, Topic
 from pooljudge.annotate.store.nugget_models import (
     Nugget,
     NuggetAssignment,
+    NuggetSetting,
     RagAnswer,
     table_of,
 )
+from pooljudge.annotate.store.nugget_queue import answer_holders
 from pooljudge.annotate.store.nuggets import campaign_pk
 from sqlmodel import Session
 
@@ -39,6 +41,7 @@ CELL_COLUMNS = ("answer", "topic", "run", "nugget", "importance", "assessor", "l
 _X, _N, _A, _T, _P = (table_of(NuggetAssignment), table_of(Nugget), table_of(RagAnswer),
                       table_of(Topic), table_of(Annotator))
 _NEWER = _X.alias("newer")
+_S = table_of(NuggetSetting)
 
 
 def _last_version(session: Session, answer_id: int, nugget_id: int, annotator_id: int) -> int:
@@ -52,8 +55,10 @@ def record_nugget_assignment(session: Session, *, credential: Credential, campai
                              seconds: float | None = None) -> int:
     """The logged-in person labels (``answer``, ``nugget``) with ``label``; the version
     written. InputError for an unknown answer, a nugget that is not an active nugget of the
-    answer's topic, a label outside :data:`NUGGET_LABELS`, negative seconds; NotAllowed for a
-    login without a role in ``campaign``."""
+    answer's topic, a label outside :data:`NUGGET_LABELS`, negative seconds, a first label on
+    an answer that as many others as the campaign's overlap already hold
+    (:mod:`pooljudge.annotate.store.nugget_queue`); NotAllowed for a login without a role in
+    ``campaign``."""
     who = authorize(session, credential=credential, campaign=campaign, roles=ANNOTATOR_ROLES)
     if label not in NUGGET_LABELS:
         raise InputError(f"a label is one of {', '.join(NUGGET_LABELS)}, not {label!r}")
@@ -65,11 +70,33 @@ def record_nugget_assignment(session: Session, *, credential: Credential, campai
                _N.c.state == "active")).one_or_none()
     if found is None:
         raise InputError(f"no answer {answer!r} with an active nugget {nugget!r} of its topic")
+    _check_overlap(session, who.campaign_id, found[0], who.id)
     version = _last_version(session, found[0], found[1], who.id) + 1
     session.execute(sa.insert(_X).values(answer_id=found[0], nugget_id=found[1],
                                          annotator_id=who.id, version=version, label=label,
                                          created_at=utcnow(), seconds=seconds))
     return version
+
+
+def _check_overlap(session: Session, campaign_id: int, answer_id: int, annotator_id: int) -> None:
+    """InputError when ``annotator_id`` does not hold the answer yet and the overlap's number
+    of others do. The answer's row is locked first (PostgreSQL; SQLite's write transaction
+    is exclusive), so two first labels of the same answer are counted one after the other."""
+    overlap = session.execute(sa.select(_S.c.overlap).where(
+        _S.c.campaign_id == campaign_id)).scalar()
+    if overlap is None:
+        return
+    session.execute(sa.select(_A.c.id).where(_A.c.id == answer_id).with_for_update()).one()
+    mine = session.execute(sa.select(_X.c.id).where(
+        _X.c.answer_id == answer_id, _X.c.annotator_id == annotator_id).limit(1)).first()
+    if mine is not None:
+        return
+    holders = session.execute(answer_holders(campaign_id).where(
+        _X.c.answer_id == answer_id)).all()
+    if holders and holders[0][1] >= overlap:
+        raise InputError(f"this answer already has its {overlap} assessor"
+                         f"{'s' if overlap > 1 else ''} (the campaign's overlap): it was "
+                         "taken meanwhile")
 
 
 def import_nugget_assignments(session: Session, *, campaign: str, rows: Sequence[AssignmentRow],

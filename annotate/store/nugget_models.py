@@ -18,6 +18,8 @@
 - ``nugget_assignment``: one label of an (answer, nugget) cell by an assessor (a person or a
   label source such as a model), append-only like ``judgment``: a change is a new ``version``
   and the latest decides.
+- ``nugget_setting`` (revision 0015): a campaign's assignment overlap — at most ``overlap``
+  people (active, human) assign each answer; no row: every person assigns every answer.
 """
 
 from __future__ import annotations
@@ -35,8 +37,8 @@ from pooljudge.annotate.store.models import one_of
 from sqlalchemy import CheckConstraint, Column, DateTime, Table, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-__all__ = ["AnswerSentence", "Nugget", "NuggetAssignment", "NuggetEvent", "RagAnswer",
-           "table_of"]
+__all__ = ["AnswerSentence", "Nugget", "NuggetAssignment", "NuggetEvent", "NuggetSetting",
+           "RagAnswer", "table_of"]
 
 MERGED_CHECK = ("(state = 'merged' AND merged_into IS NOT NULL) OR "
                 "(state <> 'merged' AND merged_into IS NULL)")
@@ -147,3 +149,13 @@ class NuggetAssignment(SQLModel, table=True):
     label: str
     created_at: datetime = _time()
     seconds: float | None = None
+
+
+class NuggetSetting(SQLModel, table=True):
+    """A campaign's nugget assignment settings (revision 0015): the overlap K."""
+
+    __tablename__ = "nugget_setting"
+    __table_args__ = (CheckConstraint("overlap >= 1", name="ck_nugget_setting_overlap"),)
+
+    campaign_id: int = Field(foreign_key="campaign.id", primary_key=True)
+    overlap: int

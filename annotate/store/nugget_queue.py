@@ -3,10 +3,19 @@ of an answer, a topic's card, cited documents' texts, the relevant passages of a
 pool (the creation pane's sources), and whether a campaign has answers and nuggets at all (the
 router hides the panes otherwise).
 
-Assignment has no overlap setting in the store (revision 0013): every person of the campaign
-assigns every answer. The queue is stable — answers by topic (stored order), then answer id —
-and an answer is *done* for a person when each active nugget of its topic has a label of
-theirs (an answer to a topic without active nuggets has nothing to assign and is left out).
+The queue is stable — answers by topic (stored order), then answer id — and an answer is
+*done* for a person when each active nugget of its topic has a label of theirs (an answer to a
+topic without active nuggets has nothing to assign and is left out).
+
+**Overlap** (revision 0015, :func:`set_nugget_overlap`): without a setting every person of the
+campaign assigns every answer. With overlap K, an answer is *held* by the active people
+(``human`` annotators; label sources such as models never count) who have labelled at least
+one of its cells, and a person's queue holds the answers they hold and the answers held by
+fewer than K others; so no one gets an answer twice and answers K people hold — K complete
+ones among them — are skipped. The write checks it again
+(:func:`pooljudge.annotate.store.record_nugget_assignment`): a first label on an answer that
+K others hold is refused, so two people who opened the same answer at once never make it K + 1.
+A removed person's slot is freed.
 """
 
 from __future__ import annotations
@@ -15,17 +24,28 @@ from collections.abc import Iterable
 
 import pandas as pd
 import sqlalchemy as sa
-from pooljudge.annotate.store.models import Document, Judgment, Pair, Topic
-from pooljudge.annotate.store.nugget_models import Nugget, NuggetAssignment, RagAnswer, table_of
+from pooljudge.annotate.store.models import Annotator, Document, Judgment, Pair, Topic
+from pooljudge.annotate.store.nugget_models import (
+    Nugget,
+    NuggetAssignment,
+    NuggetSetting,
+    RagAnswer,
+    table_of,
+)
 from pooljudge.annotate.store.nuggets import campaign_pk
 from sqlmodel import Session
 
-__all__ = ["QUEUE_COLUMNS", "assignment_queue", "document_texts", "my_nugget_labels",
-           "nugget_counts", "relevant_passages", "topic_card"]
+from pooljudge.errors import InputError
+
+__all__ = ["MAX_NUGGET_OVERLAP", "QUEUE_COLUMNS", "answer_holders", "assignment_queue",
+           "document_texts", "my_nugget_labels", "nugget_counts", "nugget_overlap",
+           "relevant_passages", "set_nugget_overlap", "topic_card"]
 
 QUEUE_COLUMNS = ("answer", "topic", "run", "nuggets", "labelled")
+MAX_NUGGET_OVERLAP = 1000
 _A, _N, _X, _T, _D = (table_of(RagAnswer), table_of(Nugget), table_of(NuggetAssignment),
                       table_of(Topic), table_of(Document))
+_S, _PEOPLE = table_of(NuggetSetting), table_of(Annotator)
 _J, _P = table_of(Judgment), table_of(Pair)
 _LATER = _J.alias("later")
 
@@ -40,11 +60,40 @@ def nugget_counts(session: Session, *, campaign: str) -> tuple[int, int]:
     return int(answers), int(nuggets)
 
 
+def nugget_overlap(session: Session, *, campaign: str) -> int | None:
+    """The campaign's assignment overlap K, None when every person assigns every answer."""
+    return session.execute(sa.select(_S.c.overlap).where(
+        _S.c.campaign_id == campaign_pk(session, campaign))).scalar()
+
+
+def set_nugget_overlap(session: Session, *, campaign: str, overlap: int | None) -> None:
+    """Set the campaign's assignment overlap to ``overlap`` (1 to
+    :data:`MAX_NUGGET_OVERLAP`), or remove it (None: every person assigns every answer).
+    Answers already held by more people keep them; InputError for a bad value."""
+    cid = campaign_pk(session, campaign)
+    if overlap is not None and not 1 <= overlap <= MAX_NUGGET_OVERLAP:
+        raise InputError(f"the overlap must be 1 to {MAX_NUGGET_OVERLAP}, not {overlap}")
+    session.execute(sa.delete(_S).where(_S.c.campaign_id == cid))
+    if overlap is not None:
+        session.execute(sa.insert(_S).values(campaign_id=cid, overlap=overlap))
+
+
+def answer_holders(campaign_id: int):
+    """A query of (answer id, holders): how many active people labelled a cell of each answer
+    of the campaign (see the module docstring)."""
+    return (sa.select(_X.c.answer_id, sa.func.count(sa.distinct(_X.c.annotator_id)))
+            .select_from(_X.join(_A, _A.c.id == _X.c.answer_id)
+                         .join(_PEOPLE, _PEOPLE.c.id == _X.c.annotator_id))
+            .where(_A.c.campaign_id == campaign_id, _PEOPLE.c.human, _PEOPLE.c.active)
+            .group_by(_X.c.answer_id))
+
+
 def assignment_queue(session: Session, *, campaign: str, annotator_id: int) -> pd.DataFrame:
-    """Every answer of ``campaign`` whose topic has active nuggets, in the stable order above:
+    """Every answer of ``campaign`` whose topic has active nuggets and that ``annotator_id``
+    may assign under the overlap (see the module docstring), in the stable order above:
     columns :data:`QUEUE_COLUMNS` (``nuggets``: the topic's active nuggets; ``labelled``: how
     many of them ``annotator_id`` has labelled for this answer). Done answers have
-    ``labelled == nuggets``; three queries, whatever the campaign's size."""
+    ``labelled == nuggets``; at most five queries, whatever the campaign's size."""
     cid = campaign_pk(session, campaign)
     answers = session.execute(
         sa.select(_A.c.id, _A.c.key, _T.c.key, _A.c.run, _A.c.topic_id)
@@ -59,6 +108,12 @@ def assignment_queue(session: Session, *, campaign: str, annotator_id: int) -> p
         .select_from(_X.join(_N, _N.c.id == _X.c.nugget_id))
         .where(_X.c.annotator_id == annotator_id, _N.c.campaign_id == cid,
                _N.c.state == "active").group_by(_X.c.answer_id)).all())
+    overlap = session.execute(sa.select(_S.c.overlap).where(_S.c.campaign_id == cid)).scalar()
+    if overlap is not None:
+        holders = dict(session.execute(answer_holders(cid)).all())
+        held = set(session.execute(sa.select(_X.c.answer_id).where(
+            _X.c.annotator_id == annotator_id).distinct()).scalars())
+        answers = [a for a in answers if a[0] in held or holders.get(a[0], 0) < overlap]
     rows = [(key, topic, run, int(per_topic[tid]), int(mine.get(aid, 0)))
             for aid, key, topic, run, tid in answers if per_topic.get(tid)]
     return pd.DataFrame(rows, columns=list(QUEUE_COLUMNS)).astype(

@@ -1,10 +1,12 @@
 """The assignment pane: one RAG answer beside its topic's nugget checklist; the focused nugget
 gets support / partial / none by key or click.
 
-- Which answers: every answer of the person's campaign whose topic has active nuggets, in the
-  store's stable order (:func:`pooljudge.annotate.store.assignment_queue`; the store has no
-  overlap setting for assignments, so everyone assigns every answer); a fresh visit starts at
-  the first answer not yet fully labelled by this person, and *next answer* skips the done ones.
+- Which answers: the answers of the person's campaign whose topic has active nuggets and that
+  the campaign's overlap leaves to them, in the store's stable order
+  (:func:`pooljudge.annotate.store.assignment_queue`: without an overlap everyone assigns every
+  answer; with K, an answer K others started is not offered, and a first label on one taken
+  meanwhile is refused with a note, the pane moving on); a fresh visit starts at the first
+  answer not yet fully labelled by this person, and *next answer* skips the done ones.
 - Keys: ``2`` support, ``1`` partial support, ``0`` no support (the focused nugget; the focus
   then moves to the next nugget), ``j`` / ``k`` next / previous nugget, ``n`` next answer not
   yet done, ``p`` previous answer. Each key is a button's shortcut; clicking a row of the

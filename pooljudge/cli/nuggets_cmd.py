@@ -23,6 +23,7 @@ from pooljudge.cli.options import (
     add_db_option,
     nonnegative_int,
     open_unit,
+    positive_int,
     seed,
     summary,
 )
@@ -120,7 +121,16 @@ def register(subparsers: Subcommands) -> None:
                          help="table (default, for reading), tsv or json")
     editing.add_argument("-o", "--output", default="-", metavar="FILE", help="default: stdout")
     editing.set_defaults(handler=_edits)
-    for sub in (importing, exporting, scoring, agreeing, editing):
+    overlapping = actions.add_parser(
+        "overlap", help="how many people assign each answer: show it, or set it",
+        description="Without a value, print the campaign's assignment overlap. With K, at most "
+                    "K people assign each answer (the app's assignment pane hands an answer to "
+                    "no more; label sources such as models do not count); with 'all', every "
+                    "person assigns every answer (the default).")
+    overlapping.add_argument("value", nargs="?", type=_overlap_value, metavar="K|all",
+                             help="the overlap to set: a number (1 to 1000) or all")
+    overlapping.set_defaults(handler=_overlap)
+    for sub in (importing, exporting, scoring, agreeing, editing, overlapping):
         sub.add_argument("--campaign", required=True, metavar="CAMPAIGN",
                          help="the campaign's name")
         add_db_option(sub)
@@ -214,6 +224,32 @@ def _agree(args: argparse.Namespace) -> int:
     else:
         text = render_table(report) + "\nRun rankings\n" + render(rankings, "table")
     emit(text, args.output)
+    return 0
+
+
+def _overlap_value(text: str) -> int:
+    """``all`` (0: every person assigns every answer) or a number 1..1000."""
+    if text == "all":
+        return 0
+    try:
+        return positive_int(1000)(text)
+    except argparse.ArgumentTypeError as exc:
+        raise argparse.ArgumentTypeError(f"{exc} (or all)") from None
+
+
+def _overlap(args: argparse.Namespace) -> int:
+    from pooljudge.annotate.store import nugget_overlap, session_scope, set_nugget_overlap
+
+    given = args.value is not None
+    with open_database(args) as engine, session_scope(engine, readonly=not given) as session:
+        if given:
+            set_nugget_overlap(session, campaign=args.campaign, overlap=args.value or None)
+        overlap = nugget_overlap(session, campaign=args.campaign)
+    print(f"campaign {args.campaign}: " + ("every person assigns every answer"
+                                           if overlap is None else
+                                           f"at most {overlap} "
+                                           f"{'people assign' if overlap > 1 else 'person assigns'}"
+                                           " each answer"))
     return 0
 
 

@@ -374,3 +374,32 @@ def test_0014_admits_the_new_rules_and_goes_back_only_without_one(fresh_db_url, 
             assert MigrationContext.configure(connection).get_current_revision() == HEAD
     finally:
         engine.dispose()
+
+
+def test_0015_adds_the_nugget_overlap_and_goes_back_only_without_one(fresh_db_url):
+    from pooljudge.annotate.store import nugget_overlap, set_nugget_overlap
+
+    engine = open_engine(fresh_db_url)
+    try:
+        name = f"ov-{uuid.uuid4().hex[:8]}"
+        with session_scope(engine) as session:
+            create_campaign(session, name=name, scale=LabelScale.binary(), **small_collection())
+        migrate(engine, "0014", downgrade=True)
+        assert "nugget_setting" not in sa.inspect(engine).get_table_names()
+        migrate(engine, "head")
+        with engine.connect() as connection:
+            assert compare_metadata(MigrationContext.configure(connection), SQLModel.metadata) == []
+        with engine.begin() as connection, pytest.raises(sa.exc.IntegrityError):
+            connection.execute(sa.text("INSERT INTO nugget_setting (campaign_id, overlap) "
+                                       "SELECT id, 0 FROM campaign"))
+        with session_scope(engine) as session:
+            set_nugget_overlap(session, campaign=name, overlap=2)
+        with pytest.raises(RuntimeError, match="1 campaigns have a nugget assignment overlap"):
+            migrate(engine, "0014", downgrade=True)
+        with session_scope(engine) as session:
+            assert nugget_overlap(session, campaign=name) == 2  # kept
+            set_nugget_overlap(session, campaign=name, overlap=None)
+        migrate(engine, "0014", downgrade=True)
+        assert "nugget_setting" not in sa.inspect(engine).get_table_names()
+    finally:
+        engine.dispose()

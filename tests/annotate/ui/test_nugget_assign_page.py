@@ -88,6 +88,31 @@ def test_next_answer_skips_done_answers_and_the_end_says_so(app_db, tokens, open
     assert len(_cells(app_db, "ann")) == 12
 
 
+def test_under_an_overlap_an_answer_taken_by_another_is_skipped(app_db, tokens,
+                                                                open_page) -> None:
+    ann = store.Credential("token", tokens["ann"])
+    with session_scope(app_db) as session:
+        store.set_nugget_overlap(session, campaign="c", overlap=1)
+        store.record_nugget_assignment(session, credential=ann, campaign="c", answer="r1/301",
+                                       nugget="301-1", label="support")
+    at = open_page(tokens["bob"], "assign")
+    assert at.session_state[keys.ASSIGN_SHOWN] == ("r2/301", "301-1")   # r1/301 is ann's
+    shown = " ".join(h.proto.body for h in at.get("html"))
+    assert "Answer 1 of 3" in shown                                      # r2/301, r1/302, r2/302
+    with session_scope(app_db) as session:                # ann takes r2/301 while bob reads it
+        store.record_nugget_assignment(session, credential=ann, campaign="c", answer="r2/301",
+                                       nugget="301-2", label="support")
+    _press(at, "label", "2")
+    assert not at.exception, [e.value for e in at.exception]
+    assert _cells(app_db, "bob").empty                                   # refused, not written
+    shown = " ".join(h.proto.body for h in at.get("html"))
+    assert "Not saved: this answer already has its 1 assessor" in shown
+    assert at.session_state[keys.ASSIGN_SHOWN] == ("r1/302", "302-1")   # moved on
+    _press(at, "label", "2")
+    assert _cells(app_db, "bob")[["answer", "nugget"]].to_numpy().tolist() == [
+        ["r1/302", "302-1"]]
+
+
 def test_a_checklist_click_focuses_a_nugget(tokens, open_page) -> None:
     at = open_page(tokens["bob"], "assign")
     at.button(key=keys.nugget_focus_key(0, 2)).click().run()
