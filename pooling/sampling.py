@@ -46,9 +46,9 @@ from pooljudge.pooling.sampling_draws import (
 )
 
 from pooljudge.errors import InputError
-from pooljudge.formats.columnar import numpy_of
 from pooljudge.formats.pool_file import POOL_COLUMNS, SAMPLE_COLUMNS
 from pooljudge.grammar import format_name, parse_name
+from pooljudge.kernels import numpy_of
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -90,7 +90,7 @@ def _skeleton(folder: Path, planted: tuple[str, str] | list[tuple[str, str]] | N
     and, when ``planted`` is (importer, imported) or a list of them, those imports (an importer
     the contracts do not name is made too)."""
     for name in (*_layer_modules(), "pooljudge.annotate.store.engine", "pooljudge.formats._columns",
-                 "pooljudge.formats.columnar"):
+                 "pooljudge.formats.columnar", "pooljudge.kernels._keys"):
         parts = name.split(".")
         folder.joinpath(*parts).mkdir(parents=True, exist_ok=True)
         for depth in range(1, len(parts) + 1):
@@ -122,6 +122,12 @@ PLANTED = [
                  id="plain-values-import-each-other"),
     pytest.param(("pooljudge.annotate.ui", "pooljudge.formats._columns"), {"private-modules"},
                  id="private-format-module-from-outside"),
+    pytest.param(("pooljudge.formats.trec", "pooljudge.kernels._keys"), {"private-modules"},
+                 id="private-kernel-module-from-formats"),
+    pytest.param(("pooljudge.kernels", "pooljudge.formats"), {"floors"},
+                 id="kernels-import-formats"),
+    pytest.param(("pooljudge.kernels", "sqlalchemy"), {"pure-computation"},
+                 id="kernels-import-sqlalchemy"),
     pytest.param(("pooljudge.cli", "pooljudge.annotate.store.engine"), {"store-front-door"},
                  id="store-submodule-from-outside"),
     pytest.param([("pooljudge.metrics.join", "pooljudge.metrics.prels"),

@@ -14,12 +14,11 @@ from pooljudge.errors import InputError
 from pooljudge.formats._columns import (
     encode_grouped,
     first_duplicate,
-    int_array,
-    numpy_of,
     read_qrels_columns,
     read_run_columns,
 )
-from pooljudge.formats.ranking import byte_order_codes, rank_positions, rank_rows
+from pooljudge.kernels import int_array, numpy_of
+from pooljudge.kernels.ranking import byte_order_codes, rank_positions, rank_rows
 from pooljudge.progress import progress
 from tests.support.fresh import python_output
 
