@@ -45,8 +45,8 @@ from pooljudge.pooling.pool import build_pool
 from pooljudge.pooling.sampling import Plan, draw, parse_design, plan_sample
 
 from pooljudge.formats.trec import read_qrels, read_run, run_columns
+from pooljudge.ground.progress import progress
 from pooljudge.kernels.ranking import rank_run
-from pooljudge.progress import progress
 
 DEPTH, RATE, SEED = 100, 0.2, 7
 EXACT = {"statAP": "AP", "statNDCG": "nDCG", "xinfAP": "AP", "infNDCG": "nDCG"}

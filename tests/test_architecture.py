@@ -73,14 +73,26 @@ def test_import_contracts_hold(installed):
     assert (status, broken) == (0, set()), output
 
 
+def _children(folder: Path, name: str) -> set[str]:
+    """The modules and packages directly in ``folder`` (installed as ``name``)."""
+    return {f"{name}.{path.stem}" for path in folder.iterdir()
+            if (path.suffix == ".py" and path.stem != "__init__")
+            or (path / "__init__.py").is_file()}
+
+
 def test_every_module_has_a_floor():
-    """A new module of pooljudge or annotate must be given a floor in the floors contract."""
+    """A new module of pooljudge or annotate must be given a floor in the floors contract; a
+    package whose modules are named one by one (the ground, ``pooljudge.ground``) has them
+    checked instead."""
     named = set(_layer_modules())
-    children = {f"{FOLDERS[folder]}.{path.stem}" for folder in ("pooljudge", "annotate")
-                for path in (ROOT / folder).iterdir()
-                if (path.suffix == ".py" and path.stem != "__init__")
-                or (path / "__init__.py").is_file()}
+    children = {child for folder in ("pooljudge", "annotate")
+                for child in _children(ROOT / folder, FOLDERS[folder])}
     children -= {"pooljudge.annotate", "pooljudge.metrics", "pooljudge.pooling"}
+    for package in sorted(children - named):
+        inside = {module for module in named if module.startswith(f"{package}.")}
+        if inside:  # named module by module: every one of its modules must be
+            children |= _children(ROOT.joinpath(*package.split(".")), package)
+            children.discard(package)
     assert children - named == set()
     assert {"pooljudge.pooling", "pooljudge.metrics"} <= named
 

@@ -17,7 +17,7 @@ API_MODULES = (
     "pooljudge.metrics.design_simulation", "pooljudge.metrics.report_groups",
     "pooljudge.pooling", "pooljudge.pooling.strategies", "pooljudge.pooling.sampling",
     "pooljudge.formats.trec", "pooljudge.formats.units", "pooljudge.formats.logs",
-    "pooljudge.grammar", "pooljudge.errors",
+    "pooljudge.ground.grammar", "pooljudge.errors",
 )
 
 

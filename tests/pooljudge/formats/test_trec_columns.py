@@ -17,9 +17,9 @@ from pooljudge.formats._columns import (
     read_qrels_columns,
     read_run_columns,
 )
+from pooljudge.ground.progress import progress
 from pooljudge.kernels import int_array, numpy_of
 from pooljudge.kernels.ranking import byte_order_codes, rank_positions, rank_rows
-from pooljudge.progress import progress
 from tests.support.fresh import python_output
 
 ids = st.text(alphabet="abAB01é-", min_size=1, max_size=4)
