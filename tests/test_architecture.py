@@ -473,3 +473,40 @@ def test_nothing_refers_to_a_file_outside_the_repository():
     cited = [f"{relative}: {needle}" for relative, text in _repository_text()
              for needle in OUTSIDE_REFERENCES if needle in text]
     assert cited == []
+
+
+def _command_test_files() -> dict[str, list[str]]:
+    """Each top-level command of the parser (``pooljudge.cli.COMMANDS``) with the files of
+    ``tests/cli/`` that test it: ``test_<command>.py`` or ``test_<command>_<aspect>.py``
+    (``-`` written ``_``), a file going to the longest command its name starts with."""
+    from pooljudge.cli import COMMANDS
+
+    stems = {name.replace("-", "_"): name for name in COMMANDS}
+    found: dict[str, list[str]] = {name: [] for name in COMMANDS}
+    for path in sorted((ROOT / "tests" / "cli").glob("test_*.py")):
+        rest = path.stem.removeprefix("test_")
+        owners = [stem for stem in stems if rest == stem or rest.startswith(f"{stem}_")]
+        if owners:
+            found[stems[max(owners, key=len)]].append(path.name)
+    return found
+
+
+def test_every_command_has_its_test_file():
+    """One command, one test file: ``tests/cli/test_<command>*.py`` for every command of the
+    parser, and every file there names a command (or ``pooljudge``, the program itself)."""
+    found = _command_test_files()
+    assert [name for name, files in found.items() if not files] == []
+    owned = {name for files in found.values() for name in files}
+    stray = [path.name for path in sorted((ROOT / "tests" / "cli").glob("test_*.py"))
+             if path.name not in owned and not path.stem.startswith("test_pooljudge")]
+    assert stray == []
+
+
+def test_command_tests_live_in_tests_cli():
+    """A command's tests are in tests/cli/, named by their command, not ``test_cli_*`` or
+    ``test_*_cli`` elsewhere."""
+    tests = ROOT / "tests"
+    misplaced = [path.relative_to(ROOT).as_posix() for path in sorted(tests.rglob("*.py"))
+                 if path.parent != tests / "cli"
+                 and (path.stem.startswith("test_cli") or path.stem.endswith("_cli"))]
+    assert misplaced == []
