@@ -28,6 +28,6 @@ def render_review(engine: Engine, campaign: CampaignInfo) -> None:
     st.subheader("Review and certificates")
     st.caption(f"Stopping rule {settings.rule} ({kind}): target recall {settings.target:g} at "
                f"confidence {1 - settings.alpha:g}. {len(certificates)} of {len(states)} "
-               "topics certified. (The progress above counts every document of every topic; "
-               "a review stops each topic at its certificate.)")
+               "topics certified. (In the progress above a certified topic counts as "
+               "complete: its certificate stopped it.)")
     st.dataframe(review_table(states, certificates), hide_index=True)

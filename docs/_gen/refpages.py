@@ -18,7 +18,7 @@ API_MODULES = (
     "pooljudge.pooling", "pooljudge.pooling.strategies", "pooljudge.pooling.sampling",
     "pooljudge.pooling.stopping", "pooljudge.pooling.replay",
     "pooljudge.formats.trec", "pooljudge.formats.units", "pooljudge.formats.logs",
-    "pooljudge.grammar", "pooljudge.errors",
+    "pooljudge.ground.grammar", "pooljudge.errors",
 )
 
 

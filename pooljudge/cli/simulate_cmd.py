@@ -180,7 +180,7 @@ def _run_workers(jobs: list[tuple]) -> int:
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    from pooljudge.lifetime import die_with_parent
+    from pooljudge.ground.lifetime import die_with_parent
 
     # Unlike multiprocessing.Pool, which waits forever for a worker that died, the executor
     # fails with BrokenProcessPool; judgments already written stay (each is its own commit).

@@ -153,7 +153,7 @@ def review_table(qrels: pd.DataFrame, documents: pd.DataFrame, topics: pd.DataFr
 
 def _runs(chosen: list[tuple[int, str]], args: argparse.Namespace):
     """(topic row, topic, seed) for every chosen topic and seed, under a progress bar."""
-    from pooljudge.progress import progress
+    from pooljudge.ground.progress import progress
 
     runs = [(i, topic, args.seed + k) for i, topic in chosen for k in range(args.seeds)]
     return progress(runs, desc="review replays", unit="run", total=len(runs))

@@ -258,3 +258,17 @@ def test_two_servers_retraining_at_once_store_one_ranking(engine):
     with session_scope(engine, readonly=True) as session:
         state = next(t for t in store.review_topics(session, campaign_id=cid) if t.topic_id == tid)
     assert (state.ranked_count, state.due_count) == (1, 3)
+
+
+def test_a_certified_topic_counts_as_complete_in_the_progress(engine):
+    name, cid, ann = make_review(engine, "quant")
+    with session_scope(engine, readonly=True) as session:
+        before = store.progress(session, campaign=name)
+    assert before["judgments_needed"].tolist() == [N_DOCS, N_DOCS]
+    judge(engine, ann, cid)  # Quant stops both topics before their end
+    with session_scope(engine, readonly=True) as session:
+        phases = {t.phase for t in store.review_topics(session, campaign_id=cid)}
+        after = store.progress(session, campaign=name)
+    assert phases == {"certified"}
+    assert (after["judgments_needed"] == after["judgments_done"]).all()
+    assert (after["judgments_done"] < N_DOCS).all()
