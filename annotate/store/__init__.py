@@ -86,6 +86,7 @@ from pooljudge.annotate.store.nugget_assignments import (
     CELL_COLUMNS,
     import_nugget_assignments,
     nugget_cells,
+    nugget_suggestions,
     record_nugget_assignment,
 )
 from pooljudge.annotate.store.nugget_edits import (
@@ -250,6 +251,7 @@ __all__ = [
     "nugget_counts",
     "nugget_history",
     "nugget_overlap",
+    "nugget_suggestions",
     "nuggets_frame",
     "open_engine",
     "others_labels",

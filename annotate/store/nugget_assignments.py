@@ -18,7 +18,7 @@ from pooljudge.annotate.records import ANNOTATOR_ROLES, NUGGET_LABELS
 from pooljudge.annotate.store.access import Credential, authorize
 from pooljudge.annotate.store.annotators import add_label_source
 from pooljudge.annotate.store.common import utcnow
-from pooljudge.annotate.store.models import Annotator, Topic
+from pooljudge.annotate.store.models import Annotator, Campaign, Topic
 from pooljudge.annotate.store.nugget_models import (
     Nugget,
     NuggetAssignment,
@@ -33,7 +33,7 @@ from sqlmodel import Session
 from pooljudge.errors import InputError
 from pooljudge.formats.nugget_assignments import AnswerRef, AssignmentRow
 
-__all__ = ["CELL_COLUMNS", "import_nugget_assignments", "nugget_cells",
+__all__ = ["CELL_COLUMNS", "import_nugget_assignments", "nugget_cells", "nugget_suggestions",
            "record_nugget_assignment"]
 
 CELL_COLUMNS = ("answer", "topic", "run", "nugget", "importance", "assessor", "label",
@@ -41,7 +41,7 @@ CELL_COLUMNS = ("answer", "topic", "run", "nugget", "importance", "assessor", "l
 _X, _N, _A, _T, _P = (table_of(NuggetAssignment), table_of(Nugget), table_of(RagAnswer),
                       table_of(Topic), table_of(Annotator))
 _NEWER = _X.alias("newer")
-_S = table_of(NuggetSetting)
+_S, _C = table_of(NuggetSetting), table_of(Campaign)
 
 
 def _last_version(session: Session, answer_id: int, nugget_id: int, annotator_id: int) -> int:
@@ -52,16 +52,18 @@ def _last_version(session: Session, answer_id: int, nugget_id: int, annotator_id
 
 def record_nugget_assignment(session: Session, *, credential: Credential, campaign: str,
                              answer: str, nugget: str, label: str,
-                             seconds: float | None = None) -> int:
+                             seconds: float | None = None, suggested: str | None = None) -> int:
     """The logged-in person labels (``answer``, ``nugget``) with ``label``; the version
-    written. InputError for an unknown answer, a nugget that is not an active nugget of the
+    written, with ``suggested``, the model's label shown as a pre-assignment (None: none was
+    shown). InputError for an unknown answer, a nugget that is not an active nugget of the
     answer's topic, a label outside :data:`NUGGET_LABELS`, negative seconds, a first label on
     an answer that as many others as the campaign's overlap already hold
     (:mod:`pooljudge.annotate.store.nugget_queue`); NotAllowed for a login without a role in
     ``campaign``."""
     who = authorize(session, credential=credential, campaign=campaign, roles=ANNOTATOR_ROLES)
-    if label not in NUGGET_LABELS:
-        raise InputError(f"a label is one of {', '.join(NUGGET_LABELS)}, not {label!r}")
+    for value in (label, *([suggested] if suggested is not None else [])):
+        if value not in NUGGET_LABELS:
+            raise InputError(f"a label is one of {', '.join(NUGGET_LABELS)}, not {value!r}")
     if seconds is not None and not seconds >= 0:
         raise InputError(f"seconds must be >= 0, not {seconds!r}")
     found = session.execute(
@@ -74,7 +76,8 @@ def record_nugget_assignment(session: Session, *, credential: Credential, campai
     version = _last_version(session, found[0], found[1], who.id) + 1
     session.execute(sa.insert(_X).values(answer_id=found[0], nugget_id=found[1],
                                          annotator_id=who.id, version=version, label=label,
-                                         created_at=utcnow(), seconds=seconds))
+                                         created_at=utcnow(), seconds=seconds,
+                                         suggested=suggested))
     return version
 
 
@@ -185,9 +188,30 @@ def _answer_of(item: AssignmentRow | AnswerRef, by_key: dict, by_run: dict,
     return candidates[0]
 
 
-def nugget_cells(session: Session, *, campaign: str) -> pd.DataFrame:
+def nugget_suggestions(session: Session, *, campaign: str, answer: str
+                       ) -> dict[str, tuple[str, str]]:
+    """Active nugget key -> (label, judge) of the model pre-assignment to show for ``answer``:
+    the latest labels of the campaign's suggesting judge (``campaign.suggest_from``, set by
+    ``pooljudge calibrate suggest``); empty when it names none or the judge has not labelled
+    the answer. One query."""
+    cid = campaign_pk(session, campaign)
+    judge = _P.alias("judge")
+    found = session.execute(
+        sa.select(_N.c.key, _X.c.label, judge.c.name)
+        .select_from(_X.join(_A, _A.c.id == _X.c.answer_id).join(_N, _N.c.id == _X.c.nugget_id)
+                     .join(judge, judge.c.id == _X.c.annotator_id)
+                     .join(_C, sa.and_(_C.c.id == judge.c.campaign_id,
+                                       _C.c.suggest_from == judge.c.name)))
+        .where(_A.c.campaign_id == cid, _A.c.key == answer, _N.c.state == "active")
+        .order_by(_X.c.version)).all()
+    return {key: (label, name) for key, label, name in found}  # the latest version wins
+
+
+def nugget_cells(session: Session, *, campaign: str,
+                 with_suggested: bool = False) -> pd.DataFrame:
     """The latest label of every assessed (answer, active nugget, assessor) cell of
-    ``campaign``: columns :data:`CELL_COLUMNS`, sorted by topic (stored order), answer,
+    ``campaign``: columns :data:`CELL_COLUMNS` (and ``suggested``, the pre-assignment shown
+    with the label or None, when ``with_suggested``), sorted by topic (stored order), answer,
     nugget position, assessor.
 
     One query reads the cells as ids (the answers', nuggets' and assessors' texts are read
@@ -201,10 +225,10 @@ def nugget_cells(session: Session, *, campaign: str) -> pd.DataFrame:
                               _NEWER.c.version > _X.c.version)
     found = session.execute(
         sa.select(_X.c.answer_id, _X.c.nugget_id, _X.c.annotator_id, _X.c.label,
-                  sa.type_coerce(_X.c.created_at, sa.String))
+                  sa.type_coerce(_X.c.created_at, sa.String), _X.c.suggested)
         .select_from(_X.join(_A, _A.c.id == _X.c.answer_id).join(_N, _N.c.id == _X.c.nugget_id))
         .where(_A.c.campaign_id == cid, _N.c.state == "active", ~newer)).all()
-    columns = list(zip(*found, strict=True)) if found else [()] * 5
+    columns = list(zip(*found, strict=True)) if found else [()] * 6
     answers = _lookup(session, sa.select(_A.c.id, _A.c.key, _T.c.key, _T.c.id, _A.c.run)
                       .select_from(_A.join(_T, _T.c.id == _A.c.topic_id))
                       .where(_A.c.campaign_id == cid), columns[0])
@@ -216,6 +240,8 @@ def nugget_cells(session: Session, *, campaign: str) -> pd.DataFrame:
                           "nugget": nuggets[0], "importance": nuggets[1],
                           "assessor": people[0], "label": np.asarray(columns[3], dtype=object),
                           "created_at": pd.to_datetime(pd.Series(columns[4], dtype=object))})
+    if with_suggested:
+        frame["suggested"] = pd.Series(list(columns[5]), dtype=object)  # None: none shown
     order = np.lexsort((people[0].astype(str), nuggets[2].astype(np.int64),
                         answers[0].astype(str), answers[2].astype(np.int64)))
     return frame.iloc[order].reset_index(drop=True)

@@ -17,7 +17,8 @@
   into ``refs``).
 - ``nugget_assignment``: one label of an (answer, nugget) cell by an assessor (a person or a
   label source such as a model), append-only like ``judgment``: a change is a new ``version``
-  and the latest decides.
+  and the latest decides; ``suggested`` (revision 0015) the model's label shown to the
+  person as a pre-assignment when they chose theirs (NULL: none shown).
 - ``nugget_setting`` (revision 0015): a campaign's assignment overlap — at most ``overlap``
   people (active, human) assign each answer; no row: every person assigns every answer.
 """
@@ -149,6 +150,7 @@ class NuggetAssignment(SQLModel, table=True):
     label: str
     created_at: datetime = _time()
     seconds: float | None = None
+    suggested: str | None = None
 
 
 class NuggetSetting(SQLModel, table=True):

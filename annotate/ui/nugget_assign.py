@@ -20,6 +20,12 @@ gets support / partial / none by key or click.
   (``ASSIGN_SHOWN``, cleared before the write): a stale or doubled press writes nothing. The
   write authorises the login in its own transaction
   (:func:`pooljudge.annotate.store.record_nugget_assignment`).
+- Model pre-assignment, only under ``calibrate suggest``'s anchoring control: when the campaign
+  names a suggesting judge (``pooljudge calibrate suggest --from NAME``) that labelled the
+  focused cell, ``Suggested: 2 · Support (NAME)`` is drawn under the nugget, and the label
+  written stores the suggestion drawn with its button (``nugget_assignment.suggested``), so
+  agreement with the model can be measured with and without it
+  (:func:`pooljudge.annotate.nugget_agreement.anchoring`).
 - Untrusted text (topics, nuggets, answers, documents) reaches HTML escaped
   (:mod:`pooljudge.annotate.ui.render`) and Markdown labels through ``md_escape``.
 """
@@ -54,7 +60,7 @@ from sqlalchemy import Engine
 from pooljudge.errors import InputError, StorageError
 from pooljudge.formats.rag_answers import AnswerRow
 
-__all__ = ["LABEL_KEYS", "LABEL_NAMES", "cell_mark", "render"]
+__all__ = ["LABEL_KEYS", "LABEL_NAMES", "cell_mark", "render", "suggestion_text"]
 
 LOG = logging.getLogger("pooljudge.assignment")
 # label -> (key, button text, checklist mark); the key is the label's index in NUGGET_LABELS
@@ -90,6 +96,7 @@ class Screen:
     focus: int
     topic: tuple[str, str, str]
     cited: dict[str, tuple[str, str]]
+    suggestions: dict[str, tuple[str, str]]
 
     @property
     def nugget(self) -> NuggetRecord:
@@ -166,7 +173,8 @@ def _read(session, user: AnnotatorInfo, campaign: str, queue: pd.DataFrame) -> S
         state[keys.ASSIGN_FOCUS] = focused
     return Screen(queue, index, answer, nuggets, labels, order.index(focused),
                   store.topic_card(session, campaign=campaign, topic=topic),
-                  store.document_texts(session, campaign=campaign, keys=answer.references))
+                  store.document_texts(session, campaign=campaign, keys=answer.references),
+                  store.nugget_suggestions(session, campaign=campaign, answer=shown))
 
 
 def _empty(queue: pd.DataFrame, flash: str | None) -> None:
@@ -197,6 +205,7 @@ def _buttons(engine: Engine, campaign: CampaignInfo, screen: Screen) -> None:
     """The three label buttons of the focused cell, then the four moves, and the key line."""
     cell = (screen.answer.key, screen.nugget.key)
     targets = _targets(screen)
+    suggested = screen.suggestions.get(cell[1], (None, None))[0]  # the one drawn with them
     row = st.columns([1.2, 1.2, 1.2, 1, 1, 1, 1], gap="small")
     for column, label in zip(row, reversed(NUGGET_LABELS), strict=False):
         value = LABEL_KEYS[label]
@@ -204,7 +213,7 @@ def _buttons(engine: Engine, campaign: CampaignInfo, screen: Screen) -> None:
                       key=keys.cell_key("label", screen.cell, value), shortcut=value,
                       type="primary" if screen.labels.get(cell[1]) == label else "secondary",
                       on_click=_on_label, args=(engine, campaign.name, cell, label,
-                                                targets["j"]))
+                                                targets["j"], suggested))
     for column, (key, (kind, what, name)) in zip(row[3:], NAV.items(), strict=True):
         target = targets[key]
         column.button(name.capitalize(), key=keys.cell_key(kind, screen.cell, what),
@@ -219,11 +228,19 @@ def _topic_html(screen: Screen) -> str:
     """The topic card and the focused nugget (escaped): the pane's "topic" part."""
     title, description, _narrative = screen.topic
     nugget = screen.nugget
+    suggestion = screen.suggestions.get(nugget.key)
     return (caption_html(f"Topic {screen.answer.topic}")
             + f'<div class="pj-doc-title">{text_html(title)}</div>' + text_html(description)
             + caption_html(f"Nugget {screen.focus + 1} of {len(screen.nuggets)} · "
                            f"{nugget.importance}", css_class="pj-nugget-head")
-            + f'<div class="pj-doc-title pj-nugget-focus">{text_html(nugget.text)}</div>')
+            + f'<div class="pj-doc-title pj-nugget-focus">{text_html(nugget.text)}</div>'
+            + ("" if suggestion is None else caption_html(suggestion_text(*suggestion),
+                                                          css_class="pj-suggestion")))
+
+
+def suggestion_text(label: str, judge: str) -> str:
+    """``Suggested: 2 · Support (gpt-4o)`` (plain text, escaped when drawn)."""
+    return f"Suggested: {LABEL_KEYS[label]} · {LABEL_NAMES[label]} ({judge})"
 
 
 def _checklist(screen: Screen) -> None:
@@ -268,9 +285,10 @@ def _citations(screen: Screen) -> None:
 
 
 def _on_label(engine: Engine, campaign: str, cell: tuple[str, str], label: str,
-              following: str | None) -> None:
-    """Store ``label`` for ``cell`` (answer, nugget), the cell its button was drawn for, unless
-    it is no longer the one on screen; then focus ``following`` (the next nugget, if any)."""
+              following: str | None, suggested: str | None = None) -> None:
+    """Store ``label`` for ``cell`` (answer, nugget), the cell its button was drawn for, with
+    ``suggested``, the pre-assignment drawn with it, unless the cell is no longer the one on
+    screen; then focus ``following`` (the next nugget, if any)."""
     state = st.session_state
     if not _is_shown(cell, "label"):
         return
@@ -282,7 +300,8 @@ def _on_label(engine: Engine, campaign: str, cell: tuple[str, str], label: str,
         with session_scope(engine) as session:  # authorised inside this transaction
             store.record_nugget_assignment(session, credential=login_state.credential(),
                                            campaign=campaign, answer=answer, nugget=nugget,
-                                           label=label, seconds=round(seconds, 3))
+                                           label=label, seconds=round(seconds, 3),
+                                           suggested=suggested)
     except (InputError, StorageError) as exc:  # the cell stays on screen: press again
         state[keys.ASSIGN_SHOWN] = cell
         state[keys.FLASH] = f"Not saved: {exc}"

@@ -198,12 +198,14 @@ def _agree(args: argparse.Namespace) -> int:
     import json
 
     from pooljudge.annotate.agreement import BootstrapSpec
-    from pooljudge.annotate.nugget_agreement import assignment_agreement
+    from pooljudge.annotate.nugget_agreement import anchoring, assignment_agreement
     from pooljudge.annotate.store import (
+        list_annotators,
         nugget_cells,
         nuggets_frame,
         rag_answers_frame,
         session_scope,
+        suggest_from,
     )
     from pooljudge.cli.agree_cmd import render_table
     from pooljudge.cli.output import emit, records, render
@@ -212,17 +214,28 @@ def _agree(args: argparse.Namespace) -> int:
     spec = (BootstrapSpec(confidence=args.confidence, n_resamples=args.resamples, seed=args.seed)
             if args.resamples else None)
     with open_database(args) as engine, session_scope(engine, readonly=True) as session:
-        cells = nugget_cells(session, campaign=args.campaign)
+        cells = nugget_cells(session, campaign=args.campaign, with_suggested=True)
         scores = answer_scores(nuggets_frame(session, campaign=args.campaign),
-                               rag_answers_frame(session, campaign=args.campaign), cells)
+                               rag_answers_frame(session, campaign=args.campaign),
+                               cells.drop(columns="suggested"))
+        judge = suggest_from(session, campaign=args.campaign)
+        people = list_annotators(session, campaign=args.campaign, include_removed=True)
     rankings = run_rankings(scores, replicates=args.resamples, seed=args.seed,
                             confidence=args.confidence)
-    report = assignment_agreement(cells, per_topic=args.per_topic, spec=spec)
+    report = assignment_agreement(cells.drop(columns="suggested"), per_topic=args.per_topic,
+                                  spec=spec)
+    anchored = (None if judge is None else
+                anchoring(cells, judge=judge, people=set(people.loc[people["human"], "name"])))
     if args.format == "json":
-        text = json.dumps(report.to_json() | {"run_rankings": records(rankings)}, indent=2,
-                          allow_nan=False) + "\n"
+        text = json.dumps(report.to_json() | {"run_rankings": records(rankings)} | {
+            "anchoring": None if anchored is None else {"judge": judge,
+                                                        "subsets": records(anchored)}},
+            indent=2, allow_nan=False) + "\n"
     else:
         text = render_table(report) + "\nRun rankings\n" + render(rankings, "table")
+        if anchored is not None:
+            text += (f"\nModel pre-assignment: people against {judge}, with and without its "
+                     "suggestion shown\n" + render(anchored, "table"))
     emit(text, args.output)
     return 0
 

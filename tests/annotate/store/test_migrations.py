@@ -376,6 +376,29 @@ def test_0014_admits_the_new_rules_and_goes_back_only_without_one(fresh_db_url, 
         engine.dispose()
 
 
+def _label_with_suggestion(session, name: str) -> int:
+    """Campaign ``name`` gets a nugget, an answer and ann, who labels it with a suggestion;
+    ann's id."""
+    from pooljudge.annotate.store import (
+        Credential,
+        import_nuggets,
+        import_rag_answers,
+        record_nugget_assignment,
+    )
+
+    from pooljudge.formats.nuggets import NuggetRow
+    from pooljudge.formats.rag_answers import AnswerRow, Sentence
+
+    token = add_annotator(session, campaign=name, name="ann")
+    import_nuggets(session, campaign=name, rows=[NuggetRow("t0", "a fact", "vital")])
+    import_rag_answers(session, campaign=name, answers=[
+        AnswerRow("r/t0", "t0", "r", (), (Sentence("An answer.", ()),))])
+    record_nugget_assignment(session, credential=Credential("token", token), campaign=name,
+                             answer="r/t0", nugget="t0-1", label="support",
+                             suggested="not_support")
+    return annotator_id(session, campaign=name, name="ann")
+
+
 def test_0015_adds_the_nugget_overlap_and_goes_back_only_without_one(fresh_db_url):
     from pooljudge.annotate.store import nugget_overlap, set_nugget_overlap
 
@@ -399,7 +422,17 @@ def test_0015_adds_the_nugget_overlap_and_goes_back_only_without_one(fresh_db_ur
         with session_scope(engine) as session:
             assert nugget_overlap(session, campaign=name) == 2  # kept
             set_nugget_overlap(session, campaign=name, overlap=None)
+            ann = _label_with_suggestion(session, name)
+        with pytest.raises(RuntimeError, match="1 nugget assignments were made with a model's"):
+            migrate(engine, "0014", downgrade=True)
+        with engine.begin() as connection:
+            connection.execute(sa.text("UPDATE nugget_assignment SET suggested = NULL"))
         migrate(engine, "0014", downgrade=True)
         assert "nugget_setting" not in sa.inspect(engine).get_table_names()
+        columns = {c["name"] for c in sa.inspect(engine).get_columns("nugget_assignment")}
+        assert "suggested" not in columns and {"label", "seconds"} <= columns
+        with engine.connect() as connection:  # the label itself is kept
+            assert connection.execute(sa.text(
+                "SELECT annotator_id, label FROM nugget_assignment")).all() == [(ann, "support")]
     finally:
         engine.dispose()

@@ -10,7 +10,8 @@ from pooljudge.annotate.store import session_scope
 from pooljudge.annotate.ui import keys
 from pooljudge.annotate.ui.nugget_assign import DONE, NOTHING, cell_mark
 
-from tests.support.nugget_campaign import make_nugget_campaign
+from pooljudge.formats.nugget_assignments import AssignmentRow
+from tests.support.nugget_campaign import make_nugget_campaign, nugget_text
 
 PEOPLE = (("ann", "annotator"), ("bob", "annotator"), ("boss", "admin"))
 
@@ -111,6 +112,29 @@ def test_under_an_overlap_an_answer_taken_by_another_is_skipped(app_db, tokens,
     _press(at, "label", "2")
     assert _cells(app_db, "bob")[["answer", "nugget"]].to_numpy().tolist() == [
         ["r1/302", "302-1"]]
+
+
+def test_a_model_pre_assignment_is_shown_only_when_suggested_and_stored_with_the_label(
+        app_db, tokens, open_page) -> None:
+    with session_scope(app_db) as session:               # gpt labelled r1/301's first nugget
+        store.import_nugget_assignments(session, campaign="c", label_sources={"gpt"}, rows=[
+            AssignmentRow("301", "r1", "r1/301", nugget_text("301", 1), "partial_support",
+                          "gpt", line=1)])
+    at = open_page(tokens["ann"], "assign")
+    assert "Suggested" not in " ".join(h.proto.body for h in at.get("html"))  # not asked for
+    with session_scope(app_db) as session:
+        store.set_suggest_from(session, campaign="c", name="gpt")
+    at = open_page(tokens["bob"], "assign")
+    shown = " ".join(h.proto.body for h in at.get("html"))
+    assert "Suggested: 1 · Partial support (gpt)" in shown
+    _press(at, "label", "2")                             # bob disagrees with it
+    assert "Suggested" not in " ".join(h.proto.body for h in at.get("html"))  # 301-2: none
+    _press(at, "label", "0")
+    with session_scope(app_db, readonly=True) as session:
+        cells = store.nugget_cells(session, campaign="c", with_suggested=True)
+    bob = cells[cells["assessor"] == "bob"]
+    assert bob[["nugget", "label", "suggested"]].to_numpy().tolist() == [
+        ["301-1", "support", "partial_support"], ["301-2", "not_support", None]]
 
 
 def test_a_checklist_click_focuses_a_nugget(tokens, open_page) -> None:

@@ -1,9 +1,12 @@
 """Nugget assignment gets an overlap setting per campaign (issue #33): at most K people assign
-each answer, as pairs have K judges.
+each answer, as pairs have K judges; and a person's label keeps the model pre-assignment that
+was shown with it (the anchoring control of ``calibrate suggest``).
 
 A new table ``nugget_setting`` (``campaign_id`` primary key, ``overlap`` >= 1); a campaign
-without a row keeps the behaviour of revision 0013, every person assigns every answer. The
-downgrade refuses a database where a campaign has the setting rather than drop it.
+without a row keeps the behaviour of revision 0013, every person assigns every answer. A new
+nullable column ``nugget_assignment.suggested``: the label suggested on screen (NULL: none).
+The downgrade refuses a database where a campaign has the setting or a label was made with a
+suggestion, rather than drop them.
 
 Revision ID: 0015
 Revises: 0014
@@ -29,6 +32,7 @@ def upgrade() -> None:
         sa.Column("overlap", sa.Integer(), nullable=False),
         sa.CheckConstraint("overlap >= 1", name="ck_nugget_setting_overlap"),
     )
+    op.add_column("nugget_assignment", sa.Column("suggested", sa.String(), nullable=True))
 
 
 def downgrade() -> None:
@@ -37,4 +41,11 @@ def downgrade() -> None:
         raise RuntimeError(f"downgrade to 0014 refused: {held} campaigns have a nugget "
                            "assignment overlap (pooljudge nuggets overlap --campaign C all "
                            "removes it)")
+    shown = op.get_bind().execute(sa.text(
+        "SELECT COUNT(*) FROM nugget_assignment WHERE suggested IS NOT NULL")).scalar()
+    if shown:
+        raise RuntimeError(f"downgrade to 0014 refused: {shown} nugget assignments were made "
+                           "with a model's pre-assignment shown")
     op.drop_table("nugget_setting")
+    # a plain column: SQLite (3.35+) and PostgreSQL drop it in place
+    op.execute("ALTER TABLE nugget_assignment DROP COLUMN suggested")
