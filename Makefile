@@ -34,7 +34,7 @@ test: $(STAMP)
 	$(BIN)/python -m pip install --quiet --no-deps --target $(LINT_SITE) .
 	cd $(LINT_SITE) && PYTHONPATH=. $(CURDIR)/$(BIN)/lint-imports --no-cache --no-logo $(CURDIR)/pyproject.toml
 	cd $(LINT_SITE) && $(CURDIR)/$(BIN)/mypy --config-file $(CURDIR)/pyproject.toml \
-	    -p pooljudge.metrics -p pooljudge.pooling -p pooljudge.formats -p pooljudge.cli
+	    -p pooljudge.metrics -p pooljudge.pooling -p pooljudge.formats -p pooljudge.kernels -p pooljudge.ground -p pooljudge.cli
 	$(MAKE) docs
 	$(BIN)/python -m pytest
 

@@ -19,7 +19,14 @@ from pooljudge.annotate.ui import keys
 from pooljudge.annotate.ui.faults import storage_faults_shown
 from pooljudge.annotate.ui.render import STYLE, caption_html
 from pooljudge.annotate.ui.routes import ICON, PAGES, ROUTES, home_route
-from pooljudge.annotate.ui.session import login, logout, roles, show_login_problem, top_role
+from pooljudge.annotate.ui.session import (
+    login,
+    logout,
+    nugget_features,
+    roles,
+    show_login_problem,
+    top_role,
+)
 from pooljudge.annotate.ui.upload_gate import admit
 
 
@@ -38,7 +45,7 @@ def _route() -> None:
         st.navigation([st.Page(show_login_problem, title="Log in", url_path="login")],
                       position="hidden").run()
         return
-    pages = _pages(top_role(user))
+    pages = _pages(top_role(user), nugget_features(user))
     with st.sidebar:  # names come from uploads: escaped HTML, never Markdown
         st.html(caption_html(f"{user.name} · {user.role} · campaign {user.campaign_name}",
                              css_class="pj-identity"))
@@ -51,11 +58,13 @@ def _route() -> None:
     st.navigation(pages, position="sidebar" if shown > 1 else "hidden").run()
 
 
-def _pages(role: str) -> list[st.Page]:
-    """The pages ``role`` may see, in menu order. The root URL (a login link) opens the role's
-    home page: the first page, or else a hidden landing page that switches to the home page at
-    its own URL (so every page keeps its address, whoever's home it is)."""
-    routes = [route for route in ROUTES if role in route.roles]
+def _pages(role: str, features: frozenset[str]) -> list[st.Page]:
+    """The pages ``role`` may see, in menu order, less those that need what the campaign lacks
+    (``features``: the nugget panes without answers and nuggets). The root URL (a login link)
+    opens the role's home page: the first page, or else a hidden landing page that switches to
+    the home page at its own URL (so every page keeps its address, whoever's home it is)."""
+    routes = [route for route in ROUTES
+              if role in route.roles and (not route.needs or route.needs in features)]
     home = home_route(role)
     pages = {route: st.Page(PAGES / route.file, title=route.title, icon=route.icon,
                             url_path=route.url_path, default=route == home == routes[0])

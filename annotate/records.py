@@ -14,6 +14,7 @@ __all__ = [
     "ASSIGN_MODES",
     "DEFAULT_MIN_DWELL_MS",
     "GRANTED_ROLES",
+    "GUARANTEE_RULES",
     "JUDGMENT_KINDS",
     "JUDGMENT_SOURCES",
     "JUDGMENT_STATUSES",
@@ -24,7 +25,9 @@ __all__ = [
     "NUGGET_IMPORTANCES",
     "NUGGET_LABELS",
     "NUGGET_STATES",
+    "QUANT_RULES",
     "REVIEW_PHASES",
+    "SAMPLE_FIRST_RULES",
     "STOP_RULES",
     "AnnotatorInfo",
     "CampaignInfo",
@@ -46,7 +49,10 @@ JUDGMENT_STATUSES = ("label", "withdrawn", "cannot_judge")
 JUDGMENT_SOURCES = ("human", "import", "automatic")
 # A review campaign's stopping rules, and its topics' phases (rank: the queue is the active
 # learner's ranking; sample: a uniform random sample; certified: stopped, queue closed).
-STOP_RULES = ("hypergeometric", "target", "knee")
+STOP_RULES = ("hypergeometric", "target", "qbcb", "knee", "quant", "quantci")
+GUARANTEE_RULES = frozenset({"hypergeometric", "target", "qbcb"})  # the others: heuristics
+SAMPLE_FIRST_RULES = frozenset({"target", "qbcb"})  # they draw their random sample first
+QUANT_RULES = frozenset({"quant", "quantci"})  # they read the model's probabilities
 REVIEW_PHASES = ("rank", "sample", "certified")
 # Nuggets (revision 0013): a nugget's importance, state and author kind, what its history
 # records, and the three-level assignment scale of an answer against a nugget (nuggetizer's

@@ -38,9 +38,9 @@ from pooljudge.annotate.campaigns import (
     plan_campaign,
     store_campaign,
 )
-from pooljudge.annotate.records import STOP_RULES
+from pooljudge.annotate.records import SAMPLE_FIRST_RULES, STOP_RULES
 from pooljudge.annotate.review_records import ReviewCertificate, ReviewTopicState
-from pooljudge.annotate.review_rules import Decision, Topic, decide, next_batch
+from pooljudge.annotate.review_rules import Decision, Topic, decide, next_batch, quant_decision
 from pooljudge.pooling.cal import CalRanker, collection_features
 from pooljudge.pooling.pool import build_pool
 from sqlalchemy import Engine
@@ -136,7 +136,7 @@ def _store(session: Session, plan: CampaignPlan, rule: str, recall: float, alpha
     created = store_campaign(session, plan)
     settings = store.start_review(session, campaign=created.info.name, rule=rule,
                                   target=recall, alpha=alpha, seed=plan.settings.seed)
-    if rule == "target":  # the target method draws its sample first
+    if rule in SAMPLE_FIRST_RULES:  # the target method and QBCB draw their sample first
         for topic in store.review_topics(session, campaign_id=settings.campaign_id):
             store.start_sample(session, topic_id=topic.topic_id,
                                seed=_seed(settings.seed, topic.topic_id, 0))
@@ -216,10 +216,13 @@ def _apply(engine: Engine, topic: Topic, decision: Decision) -> bool:
     args: dict[str, Any] = {"topic_id": tid}
     write: Callable[..., object]
     if decision.action == "retrain":
+        ranking, stop = _retrain(engine, topic, decision)
+        if stop is not None:  # Quant or QuantCI: the new model says the topic is done
+            return _apply(engine, topic, stop)
         batch = next_batch(topic.state.batch)
         trained = 0 if decision.train is None else len(decision.train)
-        args |= {"pair_ids": _ranking(engine, topic, decision), "trained": trained,
-                 "due": trained + batch, "batch": batch, "front": _front(settings.rule, batch)}
+        args |= {"pair_ids": ranking, "trained": trained, "due": trained + batch,
+                 "batch": batch, "front": _front(settings.rule, batch)}
         write = store.write_ranking
     elif decision.action == "sample":
         args["seed"] = _seed(settings.seed, tid, topic.newest)
@@ -239,27 +242,38 @@ def _front(rule: str, batch: int) -> int | None:
     """How much of a new ranking is written: max(:data:`FRONT`, 4 × the next batch) pairs,
     enough for the batch judged before the next retrain (the rest of the queue keeps the order
     of earlier rankings, so a retrain writes few rows and holds its lock briefly); the whole
-    ranking for the target rule, whose stop reads where the sample's documents rank."""
-    return None if rule == "target" else max(FRONT, 4 * batch)
+    ranking for the target rule and QBCB, whose stops read where the sample's documents rank."""
+    return None if rule in SAMPLE_FIRST_RULES else max(FRONT, 4 * batch)
 
 
 def _ranking(engine: Engine, topic: Topic, decision: Decision) -> np.ndarray:
     """The pairs of ``decision.rank`` best first: CAL's scores after training on
     ``decision.train`` (with none, the topic's tf-idf similarity)."""
+    return _retrain(engine, topic, decision)[0]
+
+
+def _retrain(engine: Engine, topic: Topic, decision: Decision
+             ) -> tuple[np.ndarray, Decision | None]:
+    """(:func:`_ranking`'s order, a certify decision when the retrained model stops a Quant or
+    QuantCI topic: :func:`pooljudge.annotate.review_rules.quant_decision`)."""
     doc_x, topic_x, doc_ids, topic_ids = features(engine, topic.settings.campaign_id)
     query = topic_x[topic_ids.get_loc(topic.state.topic_id)]
     train = decision.train
+    stop = None
     if train is None or train.empty:
         scores = np.asarray((doc_x @ query.T).todense()).ravel()
     else:
         ranker = CalRanker(doc_x, query, seed=_seed(topic.settings.seed, topic.state.topic_id,
                                                     topic.newest))
-        scores = ranker.scores(doc_ids.get_indexer(train["document_id"]),
-                               train["relevant"].to_numpy(np.int64))
+        rows = doc_ids.get_indexer(train["document_id"])
+        scores, probabilities = ranker.fit(rows, train["relevant"].to_numpy(np.int64))
+        reviewed = np.zeros(len(doc_ids), dtype=bool)
+        reviewed[doc_ids.get_indexer(topic.laid_out()["document_id"])] = True
+        stop = quant_decision(topic, probabilities, reviewed)
     pairs = topic.pairs.set_index("pair_id")
     rank = np.asarray(decision.rank, dtype=np.int64)
     rows = doc_ids.get_indexer(pairs.loc[rank, "document_id"])
-    return rank[np.lexsort((rank, -scores[rows]))]
+    return rank[np.lexsort((rank, -scores[rows]))], stop
 
 
 _PHASE = {"rank": "ranked review", "sample": "random sample", "certified": "certified"}
@@ -269,7 +283,8 @@ def review_table(states: list[ReviewTopicState], certificates: list[ReviewCertif
                  ) -> pd.DataFrame:
     """One row per topic: phase and documents, then the certificate's figures (empty without
     one): reviewed, relevant_found, sample, sample_relevant, remaining (estimated relevant not
-    found) and its interval, p_value, judgments (the count it rests on), stale."""
+    found) and its interval, p_value, recall_estimate (Quant's), judgments (the count it rests
+    on), stale."""
     by_topic = {c.topic: c for c in certificates}
     rows = []
     for state in states:
@@ -281,6 +296,7 @@ def review_table(states: list[ReviewTopicState], certificates: list[ReviewCertif
                     "remaining": c.remaining,
                     "interval": (None if c.remaining_low is None
                                  else f"{c.remaining_low}-{c.remaining_high}"),
-                    "p_value": c.p_value, "judgments": len(c.judgments), "stale": c.stale}
+                    "p_value": c.p_value, "recall_estimate": c.recall_estimate,
+                    "judgments": len(c.judgments), "stale": c.stale}
         rows.append(row)
     return pd.DataFrame(rows)

@@ -46,7 +46,9 @@ class ReviewCertificate:
     ``sample_size``/``sample_relevant``: the uniform random sample judged (None: the rule drew
     none); ``remaining`` with ``remaining_low``–``remaining_high``: the estimate of relevant
     documents not found, with its 1 − alpha interval (None for a heuristic); ``p_value`` of the
-    hypergeometric test (None for the other rules); ``exhausted``: every document was judged;
+    hypergeometric test (None for the other rules); ``recall_estimate``: Quant's estimate of
+    recall (QuantCI's lower bound) at the stop (None for the other rules); ``exhausted``:
+    every document was judged;
     ``judgments``: the ids of the latest labels it rests on; ``stale`` (when read back): one
     of them was since withdrawn or replaced.
     """
@@ -67,6 +69,7 @@ class ReviewCertificate:
     p_value: float | None = None
     exhausted: bool = False
     judgments: tuple[int, ...] = ()
+    recall_estimate: float | None = None
     stale: bool = False
 
     @property

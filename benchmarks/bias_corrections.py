@@ -44,9 +44,9 @@ from pooljudge.metrics.uncertainty import stack_weights, stacked_ranking
 from pooljudge.pooling.pool import build_pool
 from pooljudge.pooling.sampling import Plan, draw, parse_design, plan_sample
 
-from pooljudge.formats.ranking import rank_run
 from pooljudge.formats.trec import read_qrels, read_run, run_columns
-from pooljudge.progress import progress
+from pooljudge.ground.progress import progress
+from pooljudge.kernels.ranking import rank_run
 
 DEPTH, RATE, SEED = 100, 0.2, 7
 EXACT = {"statAP": "AP", "statNDCG": "nDCG", "xinfAP": "AP", "infNDCG": "nDCG"}

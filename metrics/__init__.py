@@ -5,7 +5,7 @@ from importlib import import_module
 from pooljudge.metrics.evaluate import evaluate
 from pooljudge.metrics.registry import Measure, make, names, parse
 
-from pooljudge.defaults import DEFAULT_MEASURES
+from pooljudge.ground.defaults import DEFAULT_MEASURES
 
 # Modules whose import registers measures; a new measure family adds its module here.
 MEASURE_MODULES: tuple[str, ...] = tuple(

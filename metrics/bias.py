@@ -34,7 +34,7 @@ from pooljudge.pooling.pool import Pool, build_pool
 
 from pooljudge.errors import InputError, UsageError
 from pooljudge.formats.trec import QrelsColumns, RunColumns, qrels_columns, run_columns
-from pooljudge.progress import progress
+from pooljudge.ground.progress import progress
 
 __all__ = ["BIAS_COLUMNS", "DEFAULT_BIAS_MEASURES", "group_by_prefix", "leave_out",
            "pairs_only_from"]

@@ -48,11 +48,11 @@ from pooljudge.metrics.qrels_lookup import Qrels
 from pooljudge.metrics.registry import Measure
 from pooljudge.metrics.results import RunResult
 
-from pooljudge.defaults import DEFAULT_MEASURES
 from pooljudge.errors import InputError
 from pooljudge.formats.columnar import BLOCK_BYTES, NotStreamable, RunBlocks
 from pooljudge.formats.trec import RunColumns, read_run_columns
-from pooljudge.heap import release_freed_memory, reusing_freed_memory
+from pooljudge.ground.defaults import DEFAULT_MEASURES
+from pooljudge.ground.heap import release_freed_memory, reusing_freed_memory
 
 if TYPE_CHECKING:
     import pandas as pd

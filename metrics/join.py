@@ -35,9 +35,9 @@ import pyarrow as pa
 from pooljudge.metrics.compat import DEFAULT_COMPAT, Compat
 from pooljudge.metrics.qrels_lookup import UNJUDGED, Qrels, lookup_labels
 
-from pooljudge.formats.columnar import index_in, int_array, numpy_of, segment_order, take
-from pooljudge.formats.ranking import Precision, score_keys, sort_ties
 from pooljudge.formats.trec import RunColumns
+from pooljudge.kernels import index_in, int_array, numpy_of, segment_order, take
+from pooljudge.kernels.ranking import Precision, score_keys, sort_ties
 
 if TYPE_CHECKING:
     from pooljudge.metrics.prels import Prels
@@ -226,10 +226,10 @@ def rank(qrels: Qrels, run: Labelled, *, judged_only: bool = False,
 
 
 def _ranking_order(run: Labelled, precision: Precision) -> np.ndarray:
-    """:func:`~pooljudge.formats.ranking.rank_rows` of the labelled rows, sorting each topic's
-    rows alone (:func:`~pooljudge.formats.columnar.segment_order`, by single-precision score),
+    """:func:`~pooljudge.kernels.ranking.rank_rows` of the labelled rows, sorting each topic's
+    rows alone (:func:`~pooljudge.kernels.segment_order`, by single-precision score),
     then ordering only the tie groups whose labels differ
-    (:func:`~pooljudge.formats.ranking.sort_ties`)."""
+    (:func:`~pooljudge.kernels.ranking.sort_ties`)."""
     keys = score_keys(run.topic, run.scores)
     order = segment_order(run.topic, (keys & _LOW_32).astype(np.uint32))
     ranked = keys[order]

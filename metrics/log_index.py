@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from pooljudge.formats.columnar import string_hashes
 from pooljudge.formats.logs import Logs
+from pooljudge.kernels import string_hashes
 
 __all__ = [
     "DEFAULT_CONFIG",

@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, TypeAlias, TypeVar
 
 import numpy as np
 
-from pooljudge.formats.columnar import index_in, numpy_of
 from pooljudge.formats.prels import PrelsColumns, read_prels_columns
 from pooljudge.formats.trec import QrelsColumns, qrels_columns
+from pooljudge.kernels import index_in, numpy_of
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -3,7 +3,7 @@ label, or :data:`UNJUDGED`. :mod:`pooljudge.metrics.join` calls :func:`lookup_la
 qrels (and, with prels, for the prels' key index, a :class:`Qrels` whose labels are row numbers).
 
 A (topic, doc) pair is found through 64-bit keys (topic index, doc hash:
-:func:`~pooljudge.formats.columnar.pair_keys`) in an open-addressing table built once per qrels
+:func:`~pooljudge.kernels.pair_keys`) in an open-addressing table built once per qrels
 (:func:`_key_table`: one random read per run row, about 5x cheaper than a sorted search) and
 every match is confirmed on the topic index and the doc string; after a key collision an exact
 path (doc ids coded as their position among the qrels' distinct doc ids) decides instead.
@@ -18,7 +18,8 @@ from typing import NamedTuple, TypeVar
 import numpy as np
 import pyarrow as pa
 
-from pooljudge.formats.columnar import (
+from pooljudge.formats.trec import QrelsColumns, RunColumns
+from pooljudge.kernels import (
     all_same_strings,
     decode,
     index_in,
@@ -30,8 +31,7 @@ from pooljudge.formats.columnar import (
     take,
     unique,
 )
-from pooljudge.formats.ranking import byte_order_codes
-from pooljudge.formats.trec import QrelsColumns, RunColumns
+from pooljudge.kernels.ranking import byte_order_codes
 
 __all__ = ["UNJUDGED", "Qrels", "lookup_labels", "prepare_qrels"]
 
@@ -47,9 +47,9 @@ class Qrels:
 
     ``topics`` are the distinct topic ids in byte order. The rows are grouped by topic:
     ``offsets[t]:offsets[t + 1]`` delimit topic ``t``'s rows in ``topic_of_row``, ``docs`` (plain
-    strings), ``labels`` and ``doc_hash`` (:func:`~pooljudge.formats.columnar.string_hashes`), and
+    strings), ``labels`` and ``doc_hash`` (:func:`~pooljudge.kernels.string_hashes`), and
     in ``labels_by_topic``, which holds each topic's labels sorted descending (the ideal ranking for
-    nDCG). ``hash_keys`` (sorted :func:`~pooljudge.formats.columnar.pair_keys` of the rows) and
+    nDCG). ``hash_keys`` (sorted :func:`~pooljudge.kernels.pair_keys` of the rows) and
     ``hash_rows`` (the row of each; None when that is the key's position, as it is unless topic
     codes are too large to lead the keys) find a (topic, doc) pair's row; ``hash_keys_unique``
     is False when two pairs share a key (then the exact path of :func:`_labels_exact` is taken).

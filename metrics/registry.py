@@ -1,6 +1,6 @@
 r"""The measure registry (ir_measures' names, trec_eval's as aliases).
 
-A measure name follows :mod:`pooljudge.grammar`: ``Name``, ``Name@cutoff``,
+A measure name follows :mod:`pooljudge.ground.grammar`: ``Name``, ``Name@cutoff``,
 ``Name(param=value,...)`` or both, e.g. ``P@10``, ``P(rel=2)@10``, ``SetF(beta=0.5)``,
 ``IPrec@0.3``. A value may be braced: a map
 ``nDCG(gains={1:3,2:9})@10`` (:class:`MapOf`) or a sequence ``IPrec11(levels={0.25,0.5})``
@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from pooljudge.errors import InputError
-from pooljudge.grammar import NameSyntaxError, format_name, parse_name
+from pooljudge.ground.grammar import NameSyntaxError, format_name, parse_name
 
 if TYPE_CHECKING:
     import numpy as np

@@ -30,8 +30,8 @@ from pooljudge.metrics.returned import count_names, cutoffs, num_ret, short_warn
 from pooljudge.metrics.units import LEVEL_NAMES
 from pooljudge.pooling.pool import topic_order
 
-from pooljudge.defaults import DEFAULT_MEASURES
 from pooljudge.formats.trec import RunColumns, run_columns
+from pooljudge.ground.defaults import DEFAULT_MEASURES
 
 __all__ = [
     "RECALL_LEVELS",

@@ -51,10 +51,10 @@ from pooljudge.metrics.qrels_lookup import Qrels
 from pooljudge.metrics.registry import Measure
 
 from pooljudge.errors import InputError
-from pooljudge.formats.columnar import decode, int_array, take
 from pooljudge.formats.manifest import STAGES, Manifest, manifest_frame, read_manifest
-from pooljudge.formats.ranking import rank_rows
 from pooljudge.formats.trec import RunColumns
+from pooljudge.kernels import decode, int_array, take
+from pooljudge.kernels.ranking import rank_rows
 
 __all__ = [
     "MOVE_COLUMNS", "PER_QUERY_COLUMNS", "STEP_COLUMNS", "SUMMARY_COLUMNS", "StageComparison",

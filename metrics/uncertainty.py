@@ -62,7 +62,7 @@ from pooljudge.metrics.second_order import linearised_se
 from pooljudge.metrics.student_t import t_quantile
 
 from pooljudge.errors import UsageError
-from pooljudge.heap import reusing_freed_memory
+from pooljudge.ground.heap import reusing_freed_memory
 
 if TYPE_CHECKING:
     from pooljudge.metrics.results import RunResult

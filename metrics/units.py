@@ -38,8 +38,10 @@ import pandas as pd
 import pyarrow as pa
 
 from pooljudge.errors import InputError, UsageError
-from pooljudge.formats.columnar import (
-    RunColumns,
+from pooljudge.formats.columnar import RunColumns
+from pooljudge.formats.trec import qrels_columns, run_columns
+from pooljudge.formats.units import UnitColumns, unit_columns
+from pooljudge.kernels import (
     decode,
     dictionary_encode,
     index_in,
@@ -48,9 +50,7 @@ from pooljudge.formats.columnar import (
     string_hashes,
     take,
 )
-from pooljudge.formats.ranking import rank_rows
-from pooljudge.formats.trec import qrels_columns, run_columns
-from pooljudge.formats.units import UnitColumns, unit_columns
+from pooljudge.kernels.ranking import rank_rows
 
 __all__ = [
     "LEVELS", "LEVEL_NAMES", "Level", "Units", "document_run", "level_of", "prepare_units",

@@ -13,30 +13,19 @@ topic, :class:`CalRanker` trains a scikit-learn logistic regression on
 features), then scores every document with one sparse product X·w and returns the best
 unjudged ones.
 Batch sizes grow as in BMI: b₁ = 1, b_{j+1} = b_j + ceil(b_j / 10).
-:func:`replay` runs the loop against known labels (an oracle) and stops by a rule of
-:mod:`pooljudge.pooling.stopping`. Pure: numpy, scipy, scikit-learn; no database.
+:mod:`pooljudge.pooling.replay` runs the loop against known labels (an oracle) and stops by
+the rules of :mod:`pooljudge.pooling.stopping`. Pure: numpy, scipy, scikit-learn; no database.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from pooljudge.pooling.stopping import (
-    RULES,
-    Certificate,
-    check_level,
-    hypergeometric_p,
-    knee_stop,
-    target_sample_size,
-)
 
-from pooljudge.errors import UsageError
-
-__all__ = ["CalRanker", "ReviewResult", "batch_sizes", "collection_features", "replay"]
+__all__ = ["CalRanker", "batch_sizes", "best_unjudged", "collection_features"]
 
 
 def collection_features(documents: Sequence[str], topics: Sequence[str]
@@ -77,16 +66,20 @@ class CalRanker:
         ``judged`` are row indices, ``labels`` their 0/1 labels. Without any judged relevant
         document the topic text alone is the positive class.
         """
-        scores = self.scores(judged, labels)
-        scores[judged] = -np.inf
-        size = min(size, len(scores) - len(judged))
-        if size <= 0:
-            return np.empty(0, dtype=np.int64)
-        top = np.argpartition(-scores, size - 1)[:size]
-        return top[np.argsort(-scores[top], kind="stable")]
+        return best_unjudged(self.scores(judged, labels), judged, size)
 
     def scores(self, judged: np.ndarray, labels: np.ndarray) -> np.ndarray:
-        """Retrain on the topic, the judgments and random presumed negatives; score all rows."""
+        """Retrain on the topic, the judgments and random presumed negatives; score all rows
+        (the model's decision values w·x + b)."""
+        return self.fit(judged, labels)[0]
+
+    def fit(self, judged: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(decision values, probabilities of relevance) of every row under a model retrained
+        on the topic, the judgments and random presumed negatives. The probabilities undo the
+        balanced class weights: logit = w·x + b − ln(n₀ / n₁) over the training rows (King &
+        Zeng's prior correction; balancing multiplies the odds by n₀ / n₁). With one class only
+        (nothing unjudged, or everything relevant) the scores are the rows' similarity to the
+        topic and the probabilities that class's constant."""
         from sklearn.linear_model import LogisticRegression
 
         n_docs = self.features.shape[0]
@@ -95,95 +88,30 @@ class CalRanker:
         rows = sp.vstack([self.topic, self.features[judged], self.features[drawn]]).tocsr()
         y = np.concatenate([[1], labels, np.zeros(len(drawn), dtype=np.int64)])
         if y.min() == y.max():  # one class only (nothing unjudged, all relevant)
-            return np.asarray(self.features @ self.topic.T.toarray()).ravel()
+            similarity = np.asarray(self.features @ self.topic.T.toarray()).ravel()
+            return similarity, np.full(n_docs, float(y[0]))
         # the dual solver: far fewer rows (judged + negatives) than features, 30x faster
+        # liblinear shuffles with numpy's global state unless given a seed: fixed, so that a
+        # replay with the same seed is the same replay
         model = LogisticRegression(C=self.c, solver="liblinear", dual=True,
-                                   class_weight="balanced")
+                                   class_weight="balanced", random_state=0)
         model.fit(rows, y)
-        return np.asarray(self.features @ model.coef_.ravel().astype(np.float32)).ravel()
+        decision = np.asarray(self.features @ model.coef_.ravel().astype(np.float32)).ravel()
+        decision = decision + np.float32(model.intercept_[0])
+        # balanced weights multiply the odds by n0/n1: undo it (prior correction) so the
+        # probabilities are the training sample's, not a 50:50 world's
+        positives = int(y.sum())
+        logit = decision.astype(np.float64) - np.log((len(y) - positives) / positives)
+        return decision, 1.0 / (1.0 + np.exp(-logit))
 
 
-@dataclass(frozen=True)
-class ReviewResult:
-    """One replayed topic: effort, recall at the stop, and the certificate."""
-
-    judged: int
-    relevant_found: int
-    relevant_total: int
-    recall: float
-    certificate: Certificate
-
-
-def replay(features: sp.csr_matrix, topic: sp.csr_matrix, relevant: np.ndarray, *,
-           rule: str = "hypergeometric", target: float = 0.95, alpha: float = 0.05,
-           seed: int = 0) -> ReviewResult:
-    """Replay CAL for one topic against ``relevant`` (a 0/1 vector over the rows), stopping by
-    ``rule``; without a stop the whole collection is judged (recall 1, ``exhausted``).
-
-    ``target``: the target method first draws documents uniformly at random until it holds
-    :func:`target_sample_size` relevant ones (or the collection is exhausted); the review
-    stops once CAL has found all of them. Its effort counts the sample and the review (their
-    union); its relevant found, the union's.
-    """
-    if rule not in RULES:
-        raise UsageError(f"--stopping: one of {', '.join(RULES)}, got {rule!r}")
-    check_level(target, alpha)
-    relevant = np.asarray(relevant, dtype=np.int64)
-    n_docs = len(relevant)
-    ranker = CalRanker(features, topic, seed=seed)
-    sample = _target_sample(relevant, target, alpha, seed) if rule == "target" else None
-    order: list[np.ndarray] = []
-    judged = np.empty(0, dtype=np.int64)
-    certificate = None
-    for size in batch_sizes(n_docs):
-        batch = ranker.next_batch(judged, relevant[judged], size)
-        order.append(batch)
-        judged = np.concatenate(order)
-        certificate = _check(rule, judged, relevant, n_docs, target, alpha, sample)
-        if certificate is not None:
-            break
-    return _result(rule, judged, relevant, target, alpha, sample, certificate)
-
-
-def _target_sample(relevant: np.ndarray, target: float, alpha: float, seed: int) -> np.ndarray:
-    """Rows drawn at random until ``target_sample_size`` relevant ones are held (or all)."""
-    draw = np.random.default_rng(seed + 7919).permutation(len(relevant))
-    found = np.cumsum(relevant[draw])
-    t = target_sample_size(target, alpha)
-    stop = int(np.searchsorted(found, t)) + 1 if found[-1] >= t else len(draw)
-    return draw[:stop]
-
-
-def _check(rule: str, judged: np.ndarray, relevant: np.ndarray, n_docs: int, target: float,
-           alpha: float, sample: np.ndarray | None) -> Certificate | None:
-    """The certificate if ``rule`` stops after ``judged`` (in judging order), else None."""
-    labels = relevant[judged]
-    found = int(labels.sum())
-    if rule == "hypergeometric":
-        p = hypergeometric_p(labels, n_docs, target)
-        if p < alpha:
-            return Certificate("hypergeometric", True, target, alpha, len(judged), found,
-                               p_value=p, recall_bound=target)
-    elif rule == "target" and sample is not None:
-        targets = sample[relevant[sample] == 1]
-        if len(targets) and np.isin(targets, judged).all() and len(judged) < n_docs:
-            union = np.union1d(judged, sample)
-            return Certificate("target", True, target, alpha, len(union),
-                               int(relevant[union].sum()), sample_size=len(sample),
-                               sample_relevant=len(targets), recall_bound=target)
-    elif rule == "knee" and knee_stop(labels):
-        return Certificate("knee", False, target, alpha, len(judged), found)
-    return None
-
-
-def _result(rule: str, judged: np.ndarray, relevant: np.ndarray, target: float, alpha: float,
-            sample: np.ndarray | None, certificate: Certificate | None) -> ReviewResult:
-    total = int(relevant.sum())
-    if certificate is None:  # the whole collection judged
-        certificate = Certificate(
-            rule, rule != "knee", target, alpha, len(judged), total, exhausted=True,
-            sample_size=None if sample is None else len(sample),
-            sample_relevant=None if sample is None else int(relevant[sample].sum()))
-    found = certificate.relevant_found
-    return ReviewResult(certificate.judged, found, total, found / total if total else 1.0,
-                        certificate)
+def best_unjudged(scores: np.ndarray, judged: np.ndarray, size: int) -> np.ndarray:
+    """The ``size`` best-scored rows outside ``judged`` (row indices, best first; ties keep row
+    order). ``scores`` is not modified."""
+    scores = scores.copy()
+    scores[judged] = -np.inf
+    size = min(size, len(scores) - len(judged))
+    if size <= 0:
+        return np.empty(0, dtype=np.int64)
+    top = np.argpartition(-scores, size - 1)[:size]
+    return top[np.argsort(-scores[top], kind="stable")]

@@ -31,7 +31,9 @@ import pyarrow as pa
 from pooljudge.pooling.sampling_draws import within
 
 from pooljudge.errors import InputError
-from pooljudge.formats.columnar import (
+from pooljudge.formats.pool_file import POOL_COLUMNS, joined_names, text_array
+from pooljudge.formats.trec import RunColumns
+from pooljudge.kernels import (
     decode,
     dictionary_encode,
     index_in,
@@ -40,9 +42,7 @@ from pooljudge.formats.columnar import (
     sort_indices,
     take,
 )
-from pooljudge.formats.pool_file import POOL_COLUMNS, joined_names, text_array
-from pooljudge.formats.ranking import rank_positions, score_keys
-from pooljudge.formats.trec import RunColumns
+from pooljudge.kernels.ranking import rank_positions, score_keys
 
 if TYPE_CHECKING:
     import pandas as pd

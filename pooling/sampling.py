@@ -1,6 +1,6 @@
 """Sampled pools: a seeded sample of the depth-k pool with known inclusion probabilities.
 
-A design is written in :mod:`pooljudge.grammar` (:func:`parse_design`):
+A design is written in :mod:`pooljudge.ground.grammar` (:func:`parse_design`):
 
 - ``uniform(depth=K,rate=R)``: a simple random sample without replacement of n_t of the N_t
   pooled pairs of each topic; π = n_t / N_t (the design of infAP, Yilmaz and Aslam 2006).
@@ -46,9 +46,9 @@ from pooljudge.pooling.sampling_draws import (
 )
 
 from pooljudge.errors import InputError
-from pooljudge.formats.columnar import numpy_of
 from pooljudge.formats.pool_file import POOL_COLUMNS, SAMPLE_COLUMNS
-from pooljudge.grammar import format_name, parse_name
+from pooljudge.ground.grammar import format_name, parse_name
+from pooljudge.kernels import numpy_of
 
 if TYPE_CHECKING:
     import pandas as pd

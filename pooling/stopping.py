@@ -6,7 +6,10 @@ sequence as 0/1 (1 = relevant), ``n_docs`` the size of the collection (judged + 
 - :func:`hypergeometric_p` (guarantee, under its sampling assumption): Callaghan &
   Müller-Hansen (2020), the test BUSCAR implements. H0: recall < τ.
 - :func:`target_sample_size` (guarantee): the target method of Cormack & Grossman (2016).
+- :func:`qbcb_quota` (guarantee): QBCB, Lewis, Yang & Frieder (CIKM 2021), the target method
+  generalised to stopping after j of r random relevant documents.
 - :func:`knee_stop` (heuristic): the knee method of Cormack & Grossman (2016).
+- :func:`quant_recall` (heuristics Quant and QuantCI): Yang, Lewis & Frieder (DocEng 2021).
 
 Every stop yields a :class:`Certificate`. Pure functions over numpy arrays and scipy.
 """
@@ -20,10 +23,13 @@ import numpy as np
 
 from pooljudge.errors import UsageError
 
-__all__ = ["RULES", "Certificate", "check_level", "hypergeometric_p", "knee_stop",
+__all__ = ["GUARANTEES", "QUANTCI_STD", "RULES", "Certificate", "check_level",
+           "hypergeometric_p", "knee_stop", "qbcb_positives", "qbcb_quota", "quant_recall",
            "relevant_interval", "target_sample_size"]
 
-RULES = ("hypergeometric", "target", "knee")
+RULES = ("hypergeometric", "target", "qbcb", "knee", "quant", "quantci")
+GUARANTEES = frozenset({"hypergeometric", "target", "qbcb"})  # the others are heuristics
+QUANTCI_STD = 2.0  # QuantCI's standard deviations below the estimate (Yang et al. 2021)
 
 
 @dataclass(frozen=True)
@@ -32,7 +38,9 @@ class Certificate:
 
     ``recall_bound`` is the recall the rule claims at confidence ``1 - alpha`` (the target),
     ``None`` for a heuristic or when the rule never fired (the whole collection was judged:
-    recall is then 1 by construction and ``exhausted`` is true).
+    recall is then 1 by construction and ``exhausted`` is true). ``recall_estimate``: Quant's
+    and QuantCI's estimate at the stop; ``sample_quota``: QBCB's j (sample relevant documents
+    the review had to find, of ``sample_relevant``).
     """
 
     rule: str
@@ -46,6 +54,8 @@ class Certificate:
     sample_relevant: int | None = None
     recall_bound: float | None = None
     exhausted: bool = False
+    recall_estimate: float | None = None
+    sample_quota: int | None = None
 
     def as_dict(self) -> dict:
         """The certificate as a plain dict (JSON-ready)."""
@@ -112,6 +122,63 @@ def target_sample_size(target: float, alpha: float) -> int:
     """
     check_level(target, alpha)
     return math.ceil(math.log(alpha) / math.log(target) - 1e-12)
+
+
+def qbcb_quota(positives: int, target: float, alpha: float) -> int | None:
+    """QBCB's quota j: stop once the review has found j of ``positives`` (r) relevant documents
+    drawn uniformly at random; j = min{j ≤ r : P(Binomial(r, τ) ≥ j) ≤ α}, ``None`` when no
+    j ≤ r qualifies (τ^r > α: r is too small for this target and confidence).
+
+    Why: each sample relevant document is found by the time recall reaches ρ with probability
+    ρ, so the count found at recall τ is Binomial(r, τ) (the sample drawn without replacement
+    makes it hypergeometric, more concentrated still); stopping at recall < τ needs j found
+    before recall τ, probability ≤ P(Binomial(r, τ) ≥ j) ≤ α. j = r is the target method.
+    """
+    from scipy.stats import binom
+
+    check_level(target, alpha)
+    if positives < 1:
+        raise UsageError(f"QBCB needs at least one sample relevant document, got {positives}")
+    j = np.arange(1, positives + 1)
+    ok = np.flatnonzero(binom.sf(j - 1, positives, target) <= alpha)
+    return int(j[ok[0]]) if len(ok) else None
+
+
+def qbcb_positives(target: float, alpha: float) -> int:
+    """QBCB's default r: the fewest sample relevant documents for which the quota j is below r
+    (the review may miss one of them), e.g. 93 at τ = 0.95, α = 0.05 (the target method's 59
+    admits only j = r). Vectorised over r up to 100,000."""
+    from scipy.stats import binom
+
+    check_level(target, alpha)
+    r = np.arange(2, 100_001)
+    ok = np.flatnonzero(binom.sf(r - 2, r, target) <= alpha)
+    if not len(ok):
+        raise UsageError(f"QBCB: no sample of up to 100,000 relevant documents certifies "
+                         f"recall {target} at alpha {alpha} with one miss allowed")
+    return int(r[ok[0]])
+
+
+def quant_recall(probabilities: np.ndarray, reviewed: np.ndarray, nstd: float = 0.0) -> float:
+    """Quant's recall estimate (``nstd`` 0) or QuantCI's lower bound (``nstd`` QUANTCI_STD).
+
+    With p the model's probabilities of relevance over every document, A = Σ p over the
+    reviewed and B = Σ p over the rest: R̂ = A / (A + B) and, with V = Σ p(1 − p) over all
+    and V_A over the reviewed, Var R̂ ≈ A²·V / (A + B)⁴ + V_A / (A + B)² (Yang, Lewis &
+    Frieder 2021, as tarexp 0.1.4's QuantStoppingRule computes it); the result is
+    R̂ − nstd·√Var. No probability mass at all → 0.0. A heuristic: nothing bounds its error.
+    """
+    p = np.asarray(probabilities, dtype=np.float64)
+    reviewed = np.asarray(reviewed, dtype=bool)
+    known, total = float(p[reviewed].sum()), float(p.sum())
+    if total <= 0:
+        return 0.0
+    estimate = known / total
+    if nstd == 0:
+        return estimate
+    spread = p * (1 - p)
+    variance = known**2 / total**4 * float(spread.sum()) + float(spread[reviewed].sum()) / total**2
+    return estimate - nstd * math.sqrt(variance)
 
 
 def knee_stop(labels: np.ndarray, *, min_rank: int = 150, adjust: int = 150) -> bool:

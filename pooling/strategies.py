@@ -9,7 +9,7 @@ take
 exactly the declared parameters as keyword-only arguments, without defaults of their own.
 This module is light (no numpy, no pandas): help texts and name checks load no implementation.
 
-A strategy is written in :mod:`pooljudge.grammar`: ``name`` or ``name(key=value,...)``, e.g.
+A strategy is written in :mod:`pooljudge.ground.grammar`: ``name`` or ``name(key=value,...)``, e.g.
 ``rrf``, ``rrf(k=20)``, ``rbp-sum(p=0.9)``, ``thompson(alpha=0.5,beta=2)``; ``take@N`` is short
 for ``take(n=N)`` (no other strategy takes ``@N``). ``str(parse_strategy(s))`` is canonical
 (parameters sorted, ``take@N``) and ``parse_strategy(str(spec)) == spec``. Parameters left out
@@ -28,7 +28,7 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from pooljudge.errors import InputError
-from pooljudge.grammar import format_name, parse_name
+from pooljudge.ground.grammar import format_name, parse_name
 
 __all__ = [
     "DEFAULT_STRATEGY",

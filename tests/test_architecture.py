@@ -73,14 +73,26 @@ def test_import_contracts_hold(installed):
     assert (status, broken) == (0, set()), output
 
 
+def _children(folder: Path, name: str) -> set[str]:
+    """The modules and packages directly in ``folder`` (installed as ``name``)."""
+    return {f"{name}.{path.stem}" for path in folder.iterdir()
+            if (path.suffix == ".py" and path.stem != "__init__")
+            or (path / "__init__.py").is_file()}
+
+
 def test_every_module_has_a_floor():
-    """A new module of pooljudge or annotate must be given a floor in the floors contract."""
+    """A new module of pooljudge or annotate must be given a floor in the floors contract; a
+    package whose modules are named one by one (the ground, ``pooljudge.ground``) has them
+    checked instead."""
     named = set(_layer_modules())
-    children = {f"{FOLDERS[folder]}.{path.stem}" for folder in ("pooljudge", "annotate")
-                for path in (ROOT / folder).iterdir()
-                if (path.suffix == ".py" and path.stem != "__init__")
-                or (path / "__init__.py").is_file()}
+    children = {child for folder in ("pooljudge", "annotate")
+                for child in _children(ROOT / folder, FOLDERS[folder])}
     children -= {"pooljudge.annotate", "pooljudge.metrics", "pooljudge.pooling"}
+    for package in sorted(children - named):
+        inside = {module for module in named if module.startswith(f"{package}.")}
+        if inside:  # named module by module: every one of its modules must be
+            children |= _children(ROOT.joinpath(*package.split(".")), package)
+            children.discard(package)
     assert children - named == set()
     assert {"pooljudge.pooling", "pooljudge.metrics"} <= named
 
@@ -90,7 +102,7 @@ def _skeleton(folder: Path, planted: tuple[str, str] | list[tuple[str, str]] | N
     and, when ``planted`` is (importer, imported) or a list of them, those imports (an importer
     the contracts do not name is made too)."""
     for name in (*_layer_modules(), "pooljudge.annotate.store.engine", "pooljudge.formats._columns",
-                 "pooljudge.formats.columnar"):
+                 "pooljudge.formats.columnar", "pooljudge.kernels._keys"):
         parts = name.split(".")
         folder.joinpath(*parts).mkdir(parents=True, exist_ok=True)
         for depth in range(1, len(parts) + 1):
@@ -122,6 +134,12 @@ PLANTED = [
                  id="plain-values-import-each-other"),
     pytest.param(("pooljudge.annotate.ui", "pooljudge.formats._columns"), {"private-modules"},
                  id="private-format-module-from-outside"),
+    pytest.param(("pooljudge.formats.trec", "pooljudge.kernels._keys"), {"private-modules"},
+                 id="private-kernel-module-from-formats"),
+    pytest.param(("pooljudge.kernels", "pooljudge.formats"), {"floors"},
+                 id="kernels-import-formats"),
+    pytest.param(("pooljudge.kernels", "sqlalchemy"), {"pure-computation"},
+                 id="kernels-import-sqlalchemy"),
     pytest.param(("pooljudge.cli", "pooljudge.annotate.store.engine"), {"store-front-door"},
                  id="store-submodule-from-outside"),
     pytest.param([("pooljudge.metrics.join", "pooljudge.metrics.prels"),
@@ -455,3 +473,40 @@ def test_nothing_refers_to_a_file_outside_the_repository():
     cited = [f"{relative}: {needle}" for relative, text in _repository_text()
              for needle in OUTSIDE_REFERENCES if needle in text]
     assert cited == []
+
+
+def _command_test_files() -> dict[str, list[str]]:
+    """Each top-level command of the parser (``pooljudge.cli.COMMANDS``) with the files of
+    ``tests/cli/`` that test it: ``test_<command>.py`` or ``test_<command>_<aspect>.py``
+    (``-`` written ``_``), a file going to the longest command its name starts with."""
+    from pooljudge.cli import COMMANDS
+
+    stems = {name.replace("-", "_"): name for name in COMMANDS}
+    found: dict[str, list[str]] = {name: [] for name in COMMANDS}
+    for path in sorted((ROOT / "tests" / "cli").glob("test_*.py")):
+        rest = path.stem.removeprefix("test_")
+        owners = [stem for stem in stems if rest == stem or rest.startswith(f"{stem}_")]
+        if owners:
+            found[stems[max(owners, key=len)]].append(path.name)
+    return found
+
+
+def test_every_command_has_its_test_file():
+    """One command, one test file: ``tests/cli/test_<command>*.py`` for every command of the
+    parser, and every file there names a command (or ``pooljudge``, the program itself)."""
+    found = _command_test_files()
+    assert [name for name, files in found.items() if not files] == []
+    owned = {name for files in found.values() for name in files}
+    stray = [path.name for path in sorted((ROOT / "tests" / "cli").glob("test_*.py"))
+             if path.name not in owned and not path.stem.startswith("test_pooljudge")]
+    assert stray == []
+
+
+def test_command_tests_live_in_tests_cli():
+    """A command's tests are in tests/cli/, named by their command, not ``test_cli_*`` or
+    ``test_*_cli`` elsewhere."""
+    tests = ROOT / "tests"
+    misplaced = [path.relative_to(ROOT).as_posix() for path in sorted(tests.rglob("*.py"))
+                 if path.parent != tests / "cli"
+                 and (path.stem.startswith("test_cli") or path.stem.endswith("_cli"))]
+    assert misplaced == []

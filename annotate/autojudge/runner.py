@@ -31,7 +31,7 @@ from pooljudge.annotate.store import session_scope
 from sqlalchemy import Engine
 
 from pooljudge.errors import PoolJudgeError, UsageError
-from pooljudge.progress import progress
+from pooljudge.ground.progress import progress
 
 __all__ = ["Plan", "Run", "Summary", "plan_run"]
 

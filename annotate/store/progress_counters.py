@@ -34,6 +34,7 @@ import pandas as pd
 import sqlalchemy as sa
 from pooljudge.annotate.store.common import campaign_row, run
 from pooljudge.annotate.store.models import Annotator, AnnotatorTopic, Judgment, Pair, Topic
+from pooljudge.annotate.store.review_models import ReviewTopic
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session
 
@@ -41,6 +42,7 @@ __all__ = ["PACE", "TimeLeft", "annotator_progress", "count_judged", "count_rows
            "progress", "time_left", "topic_pairs"]
 
 _AT, _A, _P = AnnotatorTopic.__table__, Annotator.__table__, Pair.__table__
+_RT = ReviewTopic.__table__
 
 
 def _upsert(dialect) -> sa.Insert:
@@ -111,10 +113,12 @@ def progress(session: Session, *, campaign: str, annotator_id: int | None = None
 
     ``judgments_needed`` = pairs × overlap K; ``judgments_done`` counts the participants who
     labelled each pair, at most K per pair (imported label sources, adjudications, withdrawn
-    labels and can't-judge answers do not count). With ``annotator_id``, two more columns:
-    ``annotator`` (the name) and ``annotator_done`` (pairs of the topic that annotator has
-    answered: labelled, or a standing can't-judge answer). ``pairs`` is a :func:`topic_pairs`
-    frame fetched earlier (it never changes, so a caller may keep it); by default it is fetched.
+    labels and can't-judge answers do not count). A review topic whose certificate stopped it
+    needs no more: its ``judgments_needed`` is its ``judgments_done``. With ``annotator_id``,
+    two more columns: ``annotator`` (the name) and ``annotator_done`` (pairs of the topic that
+    annotator has answered: labelled, or a standing can't-judge answer). ``pairs`` is a
+    :func:`topic_pairs` frame fetched earlier (it never changes, so a caller may keep it); by
+    default it is fetched.
     """
     row = campaign_row(session, campaign)
     frame = (topic_pairs(session, campaign=campaign) if pairs is None else pairs).copy()
@@ -129,6 +133,9 @@ def progress(session: Session, *, campaign: str, annotator_id: int | None = None
         .group_by(_P.c.topic_id)).all())
     frame["judgments_done"] = (frame["topic_id"].map(done).fillna(0)
                                - frame["topic_id"].map(excess).fillna(0)).astype("int64")
+    stopped = frame["topic_id"].isin(session.execute(sa.select(_RT.c.topic_id).where(
+        _RT.c.campaign_id == row.id, _RT.c.phase == "certified")).scalars().all())
+    frame.loc[stopped, "judgments_needed"] = frame.loc[stopped, "judgments_done"]
     if annotator_id is not None:
         name = session.execute(sa.select(_A.c.name).where(
             _A.c.id == annotator_id, _A.c.campaign_id == row.id)).scalar_one_or_none()

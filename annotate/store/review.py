@@ -303,7 +303,8 @@ def certify(session: Session, *, topic_id: int, newest: int, certificate: Review
         target=c.target, alpha=c.alpha, reviewed=c.reviewed, relevant_found=c.relevant_found,
         sample_size=c.sample_size, sample_relevant=c.sample_relevant, remaining=c.remaining,
         remaining_low=c.remaining_low, remaining_high=c.remaining_high, p_value=c.p_value,
-        exhausted=c.exhausted, n_docs=c.n_docs, judgments=json.dumps(list(c.judgments)),
+        recall_estimate=c.recall_estimate, exhausted=c.exhausted, n_docs=c.n_docs,
+        judgments=json.dumps(list(c.judgments)),
         judgment_count=len(c.judgments), digest=_digest(c.judgments, labels),
         created_at=utcnow()))
     session.execute(sa.update(_RT).where(_RT.c.topic_id == topic_id).values(phase="certified"))
@@ -339,5 +340,6 @@ def _read(session: Session, row: Certificate, key: str) -> ReviewCertificate:
         reviewed=row.reviewed, relevant_found=row.relevant_found, n_docs=row.n_docs,
         sample_size=row.sample_size, sample_relevant=row.sample_relevant,
         remaining=row.remaining, remaining_low=row.remaining_low,
-        remaining_high=row.remaining_high, p_value=row.p_value, exhausted=row.exhausted,
-        judgments=ids, stale=stale)
+        remaining_high=row.remaining_high, p_value=row.p_value,
+        recall_estimate=row.recall_estimate, exhausted=row.exhausted, judgments=ids,
+        stale=stale)

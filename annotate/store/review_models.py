@@ -83,6 +83,7 @@ class Certificate(SQLModel, table=True):
     remaining_low: int | None = None
     remaining_high: int | None = None
     p_value: float | None = None
+    recall_estimate: float | None = None
     exhausted: bool
     n_docs: int
     judgments: str = Field(sa_column=Column(Text, nullable=False))

@@ -44,8 +44,8 @@ def review_inputs() -> dict:
     """The review's stopping rule, target recall and alpha (keywords of create_review)."""
     left, middle, right = st.columns(3)
     rule = left.selectbox("Review only: stopping rule", STOP_RULES, key=CREATE_STOP,
-                          help="hypergeometric and target certify recall (guarantees); knee "
-                               "is a heuristic")
+                          help="hypergeometric, target and qbcb certify recall (guarantees); knee, "
+                               "quant and quantci are heuristics")
     recall = middle.number_input("Review only: target recall", min_value=0.01, max_value=0.99,
                                  value=0.95, step=0.01, key=CREATE_RECALL)
     alpha = right.number_input("Review only: alpha (1 − confidence)", min_value=0.01,

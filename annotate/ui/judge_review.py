@@ -20,6 +20,8 @@ _SAMPLE = {
                       "that enough of its relevant documents were found (hypergeometric test).",
     "target": "Random sample: this topic's documents come in random order first, to draw the "
               "target method's sample; ranked review follows.",
+    "qbcb": "Random sample: this topic's documents come in random order first, to draw "
+            "QBCB's sample; ranked review follows.",
 }
 _CERTIFIED = "This topic's review is certified; this document was claimed before it was."
 

@@ -13,7 +13,9 @@ button through only when:
   being answered (one action, then nothing until the page has rerun): a double press acts once;
 - the pair is *settled*: every element that names a pair (``data-pj-pair`` on the topic card
   and the document, the pair id inside the buttons' keys) names the same one, and the topic,
-  the document and the label buttons are all drawn;
+  the document and the label buttons are all drawn (the nugget panes name a cell or a bank
+  item the same way, :mod:`pooljudge.annotate.ui.nugget_assign`; their other writing buttons
+  are ``act_<id>_…``);
 - for a label, the pair has been settled for at least ``min_dwell_ms`` (the campaign's
   setting); a press sooner shows a quiet hint and does nothing.
 
@@ -42,7 +44,7 @@ __all__ = ["mount_gate"]
 
 _JS = r"""
 const TEXT_INPUTS = new Set(["text", "search", "email", "url", "tel", "password", "number", ""]);
-const BUTTON = /(?:^|\s)st-key-(label|skip|back|cannot_judge|adjudicate)_(\d+)(?:_|\s|$)/;
+const BUTTON = /(?:^|\s)st-key-(label|skip|back|cannot_judge|adjudicate|act)_(\d+)(?:_|\s|$)/;
 const PAIRLESS = new Set(["undo", "forward", "back"]);  // also act with no pair on screen
 
 function typing(el) {

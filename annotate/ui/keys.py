@@ -22,6 +22,16 @@ CAMPAIGN = "pj_campaign"         # campaign name the admin pages work on
 NEW_LINKS = "pj_new_links"       # login links created on the create-campaign page
 PEOPLE_LINKS = "pj_people_links"  # (campaign, links) of people just added on the people page
 PEOPLE_FLASH = "pj_people_flash"  # (kind, message) of the last add or removal on the people page
+ASSIGN_ANSWER = "pj_assign_answer"  # the answer key on the assignment pane (None: the queue's)
+ASSIGN_FOCUS = "pj_assign_focus"    # the nugget key focused there (None: its first unlabelled)
+ASSIGN_SHOWN = "pj_assign_shown"    # (answer, nugget): the cell on screen, None while writing
+ASSIGN_SHOWN_AT = "pj_assign_shown_at"  # time.monotonic() when that cell appeared
+BANK_TOPIC = "pj_bank_topic"        # the topic on the nugget-creation pane
+BANK_FOCUS = "pj_bank_focus"        # the nugget key focused there (None: its first)
+BANK_PASSAGE = "pj_bank_passage"    # the index of the relevant passage shown
+BANK_MERGE = "pj_bank_merge"        # the nugget marked to be merged into the next one chosen
+BANK_EDIT = "pj_bank_edit"          # the nugget being edited in the box (None: a new one)
+BANK_SHOWN = "pj_bank_shown"        # (topic, nugget, passage) on screen, None while writing
 
 # --- widget keys (fixed) ------------------------------------------------------------------------
 FORWARD = "forward"              # leave the earlier pairs, back to new ones
@@ -89,3 +99,15 @@ def back_key(pair_id: int) -> str:
 def adjudicate_key(pair_id: int, value: int) -> str:
     suffix = str(value) if value >= 0 else f"m{-value}"
     return f"{ADJUDICATE_PREFIX}_{pair_id}_{suffix}"
+
+
+def cell_key(kind: str, cell: int, what: str) -> str:
+    """A button of the assignment pane acting on cell ``cell`` (its mark, see
+    :func:`pooljudge.annotate.ui.nugget_assign.cell_mark`): ``label_<cell>_<value>`` or
+    ``skip_<cell>_<what>`` / ``back_<cell>_<what>``, names the judging pane's gate knows."""
+    return f"{kind}_{cell}_{what}"
+
+
+def nugget_focus_key(answer_index: int, position: int) -> str:
+    """The checklist row that focuses the ``position``-th nugget of the shown answer."""
+    return f"nugget_focus_{answer_index}_{position}"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 from pooljudge.annotate import store
-from pooljudge.annotate.records import CampaignInfo
+from pooljudge.annotate.records import GUARANTEE_RULES, CampaignInfo
 from pooljudge.annotate.review import review_table
 from pooljudge.annotate.store import session_scope
 from sqlalchemy import Engine
@@ -24,10 +24,10 @@ def render_review(engine: Engine, campaign: CampaignInfo) -> None:
             return
         states = store.review_topics(session, campaign_id=campaign.id)
         certificates = store.certificates(session, campaign_id=campaign.id)
-    kind = "a guarantee" if settings.rule != "knee" else "a heuristic (no guarantee)"
+    kind = "a guarantee" if settings.rule in GUARANTEE_RULES else "a heuristic (no guarantee)"
     st.subheader("Review and certificates")
     st.caption(f"Stopping rule {settings.rule} ({kind}): target recall {settings.target:g} at "
                f"confidence {1 - settings.alpha:g}. {len(certificates)} of {len(states)} "
-               "topics certified. (The progress above counts every document of every topic; "
-               "a review stops each topic at its certificate.)")
+               "topics certified. (In the progress above a certified topic counts as "
+               "complete: its certificate stopped it.)")
     st.dataframe(review_table(states, certificates), hide_index=True)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pooljudge.annotate.records import ANNOTATOR_ROLES
 
-__all__ = ["ICON", "PAGES", "ROUTES", "Route", "home_route", "roles_of"]
+__all__ = ["ICON", "NEEDS", "PAGES", "ROUTES", "Route", "home_route", "roles_of"]
 
 PAGES = Path(__file__).resolve().parents[1] / "app_pages"
 # The browser tab's icon, served by the app itself (a ``:material/…:`` page icon is fetched
@@ -23,8 +23,9 @@ ICON = Path(__file__).resolve().with_name("icon.png")
 
 @dataclass(frozen=True)
 class Route:
-    """A page: its file in ``app_pages/``, menu title and icon, URL path, allowed roles, and
-    the roles whose login link opens it (``home_of``)."""
+    """A page: its file in ``app_pages/``, menu title and icon, URL path, allowed roles, the
+    roles whose login link opens it (``home_of``), and what the campaign must have for the
+    menu to offer it (``needs``, one of :data:`NEEDS`; empty: nothing)."""
 
     file: str
     title: str
@@ -32,15 +33,24 @@ class Route:
     url_path: str
     roles: frozenset[str]
     home_of: frozenset[str] = frozenset()
+    needs: str = ""
 
 
 _ADMIN = frozenset({"admin"})
+# What a page may need (:func:`pooljudge.annotate.ui.session.nugget_features`): "answers": the
+# person's own campaign has RAG answers and active nuggets to assign; "rag": a campaign where
+# they adjudicate or administer has RAG answers or nuggets (a nugget campaign).
+NEEDS = ("answers", "rag")
 
 # The menu's order. A person's default page (what their login link opens) is home_route's.
 ROUTES: tuple[Route, ...] = (
     Route("judge.py", "Judge", ":material/gavel:", "judge", frozenset(ANNOTATOR_ROLES)),
+    Route("assign.py", "Assign nuggets", ":material/checklist:", "assign",
+          frozenset(ANNOTATOR_ROLES), needs="answers"),
     Route("adjudicate.py", "Adjudicate", ":material/balance:", "adjudicate",
           frozenset({"adjudicator", "admin"})),
+    Route("nuggets.py", "Nugget banks", ":material/lightbulb:", "nuggets",
+          frozenset({"adjudicator", "admin"}), needs="rag"),
     Route("overview.py", "Overview", ":material/monitoring:", "overview", _ADMIN, home_of=_ADMIN),
     Route("agreement.py", "Agreement", ":material/handshake:", "agreement", _ADMIN),
     Route("export.py", "Export", ":material/download:", "export", _ADMIN),

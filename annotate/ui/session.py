@@ -26,8 +26,8 @@ from pooljudge.annotate.ui import keys, routes
 from sqlalchemy import Engine
 from sqlmodel import Session
 
-__all__ = ["COOKIE", "credential", "engine", "login", "logout", "require_page", "require_role",
-           "roles", "show_login_problem", "user", "write"]
+__all__ = ["COOKIE", "credential", "engine", "login", "logout", "nugget_features",
+           "require_page", "require_role", "roles", "show_login_problem", "user", "write"]
 
 COOKIE = "pooljudge_session"  # the browser session's cookie (set by annotate/login_route.py)
 
@@ -85,6 +85,25 @@ def roles() -> dict[str, str]:
         with session_scope(engine(), readonly=True) as session:
             state[keys.ROLES] = store.campaign_roles(session, annotator_id=found.id)
     return state.get(keys.ROLES) or {}
+
+
+def nugget_features(found: AnnotatorInfo) -> frozenset[str]:
+    """What the person's campaigns have of :data:`pooljudge.annotate.ui.routes.NEEDS`:
+    ``answers`` when their own campaign holds RAG answers and active nuggets, ``rag`` when a
+    campaign where they adjudicate or administer holds answers or nuggets (two counts per
+    campaign, every run)."""
+    held = {name for name, role in roles().items() if role in ("adjudicator", "admin")}
+    if found.role in ("adjudicator", "admin"):
+        held.add(found.campaign_name)
+    features = set()
+    with session_scope(engine(), readonly=True) as session:
+        for name in sorted(held | {found.campaign_name}):
+            answers, nuggets = store.nugget_counts(session, campaign=name)
+            if name == found.campaign_name and answers and nuggets:
+                features.add("answers")
+            if name in held and (answers or nuggets):
+                features.add("rag")
+    return frozenset(features)
 
 
 def top_role(found: AnnotatorInfo) -> str:

@@ -16,8 +16,9 @@ API_MODULES = (
     "pooljudge.metrics.logs", "pooljudge.metrics.latency",
     "pooljudge.metrics.design_simulation", "pooljudge.metrics.report_groups",
     "pooljudge.pooling", "pooljudge.pooling.strategies", "pooljudge.pooling.sampling",
+    "pooljudge.pooling.stopping", "pooljudge.pooling.replay",
     "pooljudge.formats.trec", "pooljudge.formats.units", "pooljudge.formats.logs",
-    "pooljudge.grammar", "pooljudge.errors",
+    "pooljudge.ground.grammar", "pooljudge.errors",
 )
 
 

@@ -1,16 +1,18 @@
-"""``pooljudge campaigns list|show|check|review|terms|guidelines``: campaigns, their progress
-and their settings; a review's topics moved on and their certificates."""
+"""``pooljudge campaigns list|show|check|review|certify|terms|guidelines``: campaigns, their
+progress and their settings; a review's topics moved on and their certificates; a pooled
+campaign's topics certified by the hypergeometric test."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from typing import TYPE_CHECKING
 
 from pooljudge.cli import Subcommands
 from pooljudge.cli.inputs import open_database
-from pooljudge.cli.options import add_db_option
-from pooljudge.cli.output import print_frame
+from pooljudge.cli.options import add_db_option, add_format_option, open_unit
+from pooljudge.cli.output import emit, print_frame, records, render
 from pooljudge.errors import InputError
 from pooljudge.formats.files import read_text
 
@@ -58,6 +60,22 @@ def _register_campaigns(subparsers: Subcommands) -> None:
     review.add_argument("--format", choices=("table", "tsv"), default="table", help=FORMAT_HELP)
     add_db_option(review)
     review.set_defaults(handler=_campaigns_review)
+    certify = actions.add_parser(
+        "certify", help="a pooled campaign: may each topic stop? (hypergeometric test, "
+                        "relevant pairs left)",
+        description="For each topic of a pooled campaign, test 'recall within the pool < "
+                    "TARGET' over the order its pairs were judged in (the hypergeometric test "
+                    "of review campaigns; exact for a random order, an assumption for an "
+                    "adaptive one) and estimate the relevant pairs left unjudged, with a "
+                    "1 - ALPHA interval (docs/guides/review.md).")
+    certify.add_argument("campaign", metavar="CAMPAIGN", help="the campaign's name")
+    certify.add_argument("--target", type=open_unit, default=0.95,
+                         help="the recall to certify (default 0.95)")
+    certify.add_argument("--alpha", type=open_unit, default=0.05,
+                         help="1 - confidence (default 0.05)")
+    add_format_option(certify)
+    add_db_option(certify)
+    certify.set_defaults(handler=_campaigns_certify)
     _file_action(actions, "guidelines", _campaigns_guidelines,
                  "replace a campaign's guidelines (everyone reads them again)",
                  "Replace the campaign's judging guidelines with the text of FILE (UTF-8). "
@@ -164,6 +182,26 @@ def _campaigns_review(args: argparse.Namespace) -> int:
         if done:
             print(f"topic {topic}: {', '.join(done)}", file=sys.stderr)
     print_frame(review_table(states, found), args.format)
+    return 0
+
+
+def _campaigns_certify(args: argparse.Namespace) -> int:
+    """Each topic's pool certificate (:func:`pooljudge.annotate.pool_certify.pool_certificates`);
+    a summary line on standard error."""
+    from pooljudge.annotate.pool_certify import pool_certificates
+    from pooljudge.annotate.store import session_scope
+
+    with open_database(args) as engine, session_scope(engine, readonly=True) as session:
+        table = pool_certificates(session, campaign=args.campaign, target=args.target,
+                                  alpha=args.alpha)
+    if args.format == "json":
+        emit(json.dumps(records(table), indent=1) + "\n", args.output)
+    else:
+        emit(render(table, args.format), args.output)
+    print(f"{int(table['certified'].sum())} of {len(table)} topics certified at recall "
+          f"{args.target:g}, confidence {1 - args.alpha:g}; "
+          f"{float(table['remaining'].fillna(0).sum()):.1f} relevant pairs estimated left",
+          file=sys.stderr)
     return 0
 
 

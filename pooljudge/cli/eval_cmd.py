@@ -23,9 +23,9 @@ from pooljudge.cli.options import (
     measures_from,
 )
 from pooljudge.cli.output import emit, warn
-from pooljudge.defaults import DEFAULT_MEASURES
 from pooljudge.errors import UsageError
-from pooljudge.progress import progress
+from pooljudge.ground.defaults import DEFAULT_MEASURES
+from pooljudge.ground.progress import progress
 
 ERROR_COLUMNS = ("se", "ci_low", "ci_high")
 

@@ -82,7 +82,7 @@ def register(subparsers: Subcommands) -> None:
                              "annotator, reason (the latest answer of each annotator and pair)")
     export.add_argument("--certificates", metavar="FILE",
                         help="a review campaign: also write each certified topic's certificate "
-                        "as JSON (docs/review.md)")
+                        "as JSON (docs/guides/review.md)")
     export.add_argument("--format", choices=EXPORT_FORMATS, default="trec",
                         help="trec (default): TREC qrels and TSV files beside them; hf: a "
                         "Hugging Face dataset in folder DIR (Parquet configs qrels, topics, "

@@ -38,13 +38,13 @@ def add_review_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group(
         "review", "a high-recall review: every document of --docs for every topic, queued by "
         "continuous active learning and stopped per topic by a rule that certifies recall "
-        "(docs/review.md)")
+        "(docs/guides/review.md)")
     group.add_argument("--review", action="store_true",
                        help="make a review campaign (no --pool; --runs, if given, seed the "
                        "first ranking, else each topic's text does)")
     group.add_argument("--stop", choices=STOP_RULES, default=STOP_RULES[0],
-                       help="the stopping rule: hypergeometric (default) and target are "
-                       "guarantees, knee a heuristic")
+                       help="the stopping rule: hypergeometric (default), target and qbcb "
+                       "are guarantees; knee, quant and quantci heuristics")
     group.add_argument("--recall-target", type=_level, default=0.95, metavar="R",
                        help="the recall to certify (default 0.95)")
     group.add_argument("--alpha", type=_level, default=0.05, metavar="A",

@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from pooljudge.errors import UsageError
-from pooljudge.progress import progress
+from pooljudge.ground.progress import progress
 
 if TYPE_CHECKING:
     from pooljudge.formats.trec import RunColumns

@@ -131,7 +131,7 @@ def _import(args: argparse.Namespace) -> int:
         write_log_topics,
         write_topic_groups,
     )
-    from pooljudge.heap import release_freed_memory
+    from pooljudge.ground.heap import release_freed_memory
     from pooljudge.metrics.latency import latency_table
     from pooljudge.metrics.log_index import LogIndex
     from pooljudge.metrics.log_queries import (
@@ -187,7 +187,7 @@ def _import(args: argparse.Namespace) -> int:
 def _released(parts: Iterator[T]) -> Iterator[T]:
     """``parts``, the memory freed since the last one handed back to the kernel before each
     (writer threads allocate from their own heaps, which keep what they free)."""
-    from pooljudge.heap import release_freed_memory
+    from pooljudge.ground.heap import release_freed_memory
 
     for part in parts:
         yield part

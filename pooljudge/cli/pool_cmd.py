@@ -179,8 +179,8 @@ def _pool(args: argparse.Namespace) -> int:
 
 
 def _sample(args: argparse.Namespace) -> int:
-    from pooljudge.formats.columnar import numpy_of
     from pooljudge.formats.trec import write_pool
+    from pooljudge.kernels import numpy_of
     from pooljudge.pooling import build_pool
     from pooljudge.pooling.sampling import parse_design, sample_table, stratum_summary
     from pooljudge.pooling.static_orders import static_order

@@ -35,8 +35,8 @@ from pooljudge.cli.options import (
     summary,
 )
 from pooljudge.cli.output import emit
-from pooljudge.defaults import DEFAULT_MEASURES
 from pooljudge.errors import UsageError
+from pooljudge.ground.defaults import DEFAULT_MEASURES
 
 if TYPE_CHECKING:
     import pandas as pd

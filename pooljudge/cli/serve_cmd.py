@@ -126,7 +126,7 @@ def serve(url: str | None, host: str, port: int, *, pool_size: int | None = None
 def run_streamlit(command: list[str], env: dict[str, str]) -> int:
     """Run ``command`` as a child that dies with this process, passing on stop signals; its
     exit status, 0 when it ended after a signal passed on."""
-    from pooljudge.lifetime import preexec_dying_with
+    from pooljudge.ground.lifetime import preexec_dying_with
 
     child = subprocess.Popen(command, env=env, preexec_fn=preexec_dying_with(os.getpid()),
                              stdout=subprocess.PIPE)

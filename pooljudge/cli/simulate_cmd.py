@@ -1,8 +1,10 @@
-"""``pooljudge simulate orders|designs|annotators|review``: what-ifs on complete qrels.
+"""``pooljudge simulate orders|designs|annotators|review|collection``: what-ifs on complete
+qrels.
 
 ``orders`` compares judging orders and ``designs`` sampling designs on complete qrels
-(:mod:`pooljudge.cli.simulate_pools`); ``review`` replays CAL with a stopping rule
-(:mod:`pooljudge.cli.simulate_review_cmd`). ``annotators``: simulated annotators judge a campaign
+(:mod:`pooljudge.cli.simulate_pools`); ``review`` replays CAL with stopping rules
+(:mod:`pooljudge.cli.simulate_review_cmd`); ``collection`` generates a review collection
+(:mod:`pooljudge.cli.simulate_collection`). ``annotators``: simulated annotators judge a campaign
 through the real claim path. N annotators (``sim-01``…) are split over W processes; each
 process opens its own engine and, round-robin over its annotators, claims the next pair
 (:func:`pooljudge.annotate.store.next_pair`) and records a label
@@ -33,6 +35,7 @@ from pooljudge.cli.options import (
     summary,
 )
 from pooljudge.cli.output import print_frame
+from pooljudge.cli.simulate_collection import register_collection
 from pooljudge.cli.simulate_pools import (
     DEFAULT_DRAWS,
     DEFAULT_SIMULATE,
@@ -65,6 +68,7 @@ def register(subparsers: Subcommands) -> None:
     _register_designs(actions)
     _register_annotators(actions)
     register_review(actions)
+    register_collection(actions)
 
 
 def _add_pool_inputs(parser: argparse.ArgumentParser) -> None:
@@ -176,7 +180,7 @@ def _run_workers(jobs: list[tuple]) -> int:
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    from pooljudge.lifetime import die_with_parent
+    from pooljudge.ground.lifetime import die_with_parent
 
     # Unlike multiprocessing.Pool, which waits forever for a worker that died, the executor
     # fails with BrokenProcessPool; judgments already written stay (each is its own commit).

@@ -244,9 +244,9 @@ def truncate(run: RunColumns, depth: int) -> RunColumns:
     descending, doc id descending), rows kept in file order."""
     import numpy as np
 
-    from pooljudge.formats.columnar import int_array, numpy_of
-    from pooljudge.formats.ranking import rank_rows
     from pooljudge.formats.trec import RunColumns
+    from pooljudge.kernels import int_array, numpy_of
+    from pooljudge.kernels.ranking import rank_rows
 
     codes = numpy_of(run.topic.indices).astype(np.int64)
     if len(codes) == 0 or np.bincount(codes).max() <= depth:

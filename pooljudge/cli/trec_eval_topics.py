@@ -19,8 +19,8 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from pooljudge.formats.columnar import string_hashes
 from pooljudge.formats.trec import RunColumns
+from pooljudge.kernels import string_hashes
 
 __all__ = ["MISSING_TOPIC_STATUS", "SENTINEL", "missing_topic_message", "reset_when_skipped",
            "with_sentinel"]

@@ -23,11 +23,20 @@ from typing import NamedTuple
 import numpy as np
 import pyarrow as pa
 
-from pooljudge.formats._arrow import dictionary_encode, indices_nonzero, not_equal, take
-from pooljudge.formats._arrow_numpy import int_array, numpy_of
 from pooljudge.formats._fields import clip, fail_at_row, parse, parse_bytes
-from pooljudge.formats._keys import first_repeat, pair_keys, string_hashes, surely_no_repeat
 from pooljudge.formats.files import PathLike
+from pooljudge.kernels import (
+    dictionary_encode,
+    first_repeat,
+    indices_nonzero,
+    int_array,
+    not_equal,
+    numpy_of,
+    pair_keys,
+    string_hashes,
+    surely_no_repeat,
+    take,
+)
 
 __all__ = [
     "QRELS_FIELDS",
@@ -40,8 +49,6 @@ __all__ = [
     "encode_run",
     "encode_run_table",
     "first_duplicate",
-    "int_array",
-    "numpy_of",
     "parse",
     "parse_bytes",
     "parse_run",
@@ -62,7 +69,7 @@ class RunColumns(NamedTuple):
     """A checked run as arrays in file order: dictionary-encoded topic ids, doc ids, float scores.
 
     Read from a file, ``doc`` holds the ids as plain strings and ``doc_hash`` their
-    :func:`~pooljudge.formats._keys.string_hashes` (all that scoring and pooling need); encoded
+    :func:`~pooljudge.kernels.string_hashes` (all that scoring and pooling need); encoded
     from a DataFrame, ``doc`` is dictionary-encoded and ``doc_hash`` None.
     """
 
@@ -132,7 +139,7 @@ def encode_run_table(table: pa.Table) -> tuple[RunColumns, int | None]:
 
     Doc ids stay strings: a repeated (topic, doc) pair is found by sorting each topic's 64-bit
     doc hashes (all pair keys when the topics are not grouped) and confirmed on the strings
-    (:mod:`pooljudge.formats._keys`), with no string hash table.
+    (:mod:`pooljudge.kernels`), with no string hash table.
     """
     topic = encode_grouped(table["topic"])
     doc = _array(table["doc"])

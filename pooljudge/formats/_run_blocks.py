@@ -25,10 +25,10 @@ from typing import Any
 import pyarrow as pa
 
 from pooljudge.errors import InputError
-from pooljudge.formats._arrow import all_true, equal, indices_nonzero, not_equal
 from pooljudge.formats._columns import RunColumns, encode_run_table, parse_run_bytes
 from pooljudge.formats.files import PathLike
 from pooljudge.formats.limits import open_input
+from pooljudge.kernels import all_true, equal, indices_nonzero, not_equal
 
 __all__ = ["BLOCK_BYTES", "NotStreamable", "RunBlocks"]
 

@@ -17,16 +17,17 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterable
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from pooljudge.errors import InputError
-from pooljudge.formats.files import PathLike, jsonl_objects, read_bytes
+from pooljudge.formats.files import PathLike, atomic_writer, jsonl_objects, read_bytes
 from pooljudge.formats.ids import check_id, refuse_nul
 
 __all__ = ["DOCUMENT_COLUMNS", "TOPIC_COLUMNS", "check_pool_members", "pool_line_numbers",
-           "read_documents", "read_topics"]
+           "read_documents", "read_topics", "write_collection"]
 
 TOPIC_COLUMNS = ("id", "title", "description", "narrative")
 DOCUMENT_COLUMNS = ("id", "title", "text")
@@ -223,3 +224,19 @@ def _finish(frame: pd.DataFrame, lines: list[int], path: PathLike, columns: tupl
         i = int(np.argmax(dup))
         raise InputError(f"{what} {frame['id'].iat[i]} listed twice", path=path, line=lines[i])
     return frame
+
+
+def write_collection(documents: pd.DataFrame, topics: pd.DataFrame, folder: PathLike
+                     ) -> tuple[Path, Path]:
+    """Write ``docs.jsonl`` (id, title, text) and ``topics.jsonl`` (id, title, description,
+    narrative) into ``folder`` (created if missing), each atomically; their paths. The files
+    read back with :func:`read_documents` and :func:`read_topics`."""
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = out / "docs.jsonl", out / "topics.jsonl"
+    for path, frame, columns in ((paths[0], documents, DOCUMENT_COLUMNS),
+                                 (paths[1], topics, TOPIC_COLUMNS)):
+        rows = frame[list(columns)].to_dict("records")
+        with atomic_writer(path) as handle:
+            handle.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+    return paths

@@ -226,7 +226,7 @@ def _offline() -> Iterator[None]:
 
 def _quiet_tqdm() -> types.SimpleNamespace:
     """What ``ir_datasets.lazy_libs.tqdm()`` gives off a terminal: bars that show nothing
-    (pooljudge's rule, :mod:`pooljudge.progress`)."""
+    (pooljudge's rule, :mod:`pooljudge.ground.progress`)."""
     import tqdm
 
     class Quiet(tqdm.tqdm):

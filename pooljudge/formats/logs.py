@@ -62,7 +62,7 @@ from pooljudge.formats.log_rules import (
     record_problem,
 )
 from pooljudge.formats.log_source import LogSource, byte_ranges
-from pooljudge.heap import release_freed_memory, reusing_freed_memory
+from pooljudge.ground.heap import release_freed_memory, reusing_freed_memory
 
 __all__ = [
     "HASHABLE_FIELDS",

@@ -23,9 +23,8 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 import numpy as np
 import pyarrow as pa
 
-from pooljudge.formats._arrow import call_function
-from pooljudge.formats._arrow_numpy import int_array
 from pooljudge.formats.files import PathLike, atomic_writer
+from pooljudge.kernels import call_function, int_array
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -116,7 +115,7 @@ def _numbers(values: Column) -> np.ndarray | None:
     if isinstance(values, np.ndarray):
         return values if values.dtype.kind in "iufb" else None
     if pa.types.is_integer(values.type) or pa.types.is_floating(values.type):
-        from pooljudge.formats._arrow_numpy import numpy_of
+        from pooljudge.kernels import numpy_of
 
         return numpy_of(values, fill=0) if values.null_count == 0 else None
     return None

@@ -21,13 +21,20 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from pooljudge.errors import InputError
-from pooljudge.formats._arrow import decode, take
-from pooljudge.formats._arrow_numpy import int_array, numpy_of
 from pooljudge.formats._columns import encode_grouped
 from pooljudge.formats._csv_blocks import PARSE_ERRORS, read_csv_blocks
 from pooljudge.formats._fields import clip
-from pooljudge.formats._keys import first_repeat, pair_keys, string_hashes, surely_no_repeat
 from pooljudge.formats.files import PathLike, atomic_writer, read_bytes, read_utf8
+from pooljudge.kernels import (
+    decode,
+    first_repeat,
+    int_array,
+    numpy_of,
+    pair_keys,
+    string_hashes,
+    surely_no_repeat,
+    take,
+)
 
 try:
     from pyarrow._compute import CastOptions, call_function
@@ -77,7 +84,7 @@ def prels_lines(prels: pd.DataFrame) -> list[str]:
 
 class PrelsColumns(NamedTuple):
     """Checked prels as arrays in file order: ``topic`` (dictionary-encoded), ``doc`` (strings)
-    and its :func:`~pooljudge.formats._keys.string_hashes` ``doc_hash``, ``label`` (int64, 0
+    and its :func:`~pooljudge.kernels.string_hashes` ``doc_hash``, ``label`` (int64, 0
     where ``judged`` is False: an empty label), ``stratum`` (int64 >= 1), ``inclusion`` (π)."""
 
     topic: pa.DictionaryArray

@@ -57,7 +57,7 @@ def to_pyterrier_run(run: pd.DataFrame) -> pd.DataFrame:
     """A run (``topic, doc, score``, any spelling :func:`recognise_columns` knows) as a
     PyTerrier ranking ``qid, docno, score, rank``: rows in trec_eval's order (topic, score
     descending, doc descending) and ``rank`` from 0 within each topic; extra columns kept."""
-    from pooljudge.formats.ranking import rank_run
+    from pooljudge.kernels.ranking import rank_run
 
     run = recognise_columns(run, ("topic", "doc", "score"), name="run")
     _require(run, ("topic", "doc", "score"), "run")

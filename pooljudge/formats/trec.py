@@ -164,7 +164,7 @@ def _unique_pairs(frame: pd.DataFrame, name: str, verb: str
 
 def write_run(run: pd.DataFrame, path: PathLike, *, tag: str | None = None) -> None:
     """Write ``topic Q0 doc rank score tag`` lines in ranking order (rank numbered from 1)."""
-    from pooljudge.formats.ranking import rank_run
+    from pooljudge.kernels.ranking import rank_run
 
     ranked = rank_run(run)
     tags = ranked["tag"] if tag is None and "tag" in ranked else [tag or "pooljudge"] * len(ranked)

@@ -23,12 +23,10 @@ import numpy as np
 import pyarrow as pa
 
 from pooljudge.errors import InputError
-from pooljudge.formats._arrow import decode, dictionary_encode
-from pooljudge.formats._arrow_numpy import numpy_of
 from pooljudge.formats._fields import clip, data_lines, parse_bytes
-from pooljudge.formats._keys import string_hashes
 from pooljudge.formats.files import PathLike, read_bytes
 from pooljudge.formats.ids import refuse_control_bytes
+from pooljudge.kernels import decode, dictionary_encode, numpy_of, string_hashes
 
 if TYPE_CHECKING:
     import pandas as pd

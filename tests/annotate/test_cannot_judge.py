@@ -27,8 +27,7 @@ from sklearn.metrics import cohen_kappa_score
 from pooljudge.cli import main
 from pooljudge.formats.trec import read_qrels
 from tests.annotate.conftest import small_collection
-
-from .test_cli_campaign import _init, cli, files  # noqa: F401  (fixtures)
+from tests.support.cli_campaign import _init, cli, files  # noqa: F401  (fixtures)
 
 # (annotator, topic, doc, answers in order): an int is a label, a str a can't-judge reason,
 # None a withdrawal.

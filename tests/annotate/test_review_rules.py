@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from pooljudge.annotate.review_records import ReviewSettings, ReviewTopicState
-from pooljudge.annotate.review_rules import Topic, decide, next_batch
-from pooljudge.pooling.stopping import hypergeometric_p, relevant_interval
+from pooljudge.annotate.review_rules import Topic, decide, next_batch, sample_positives
+from pooljudge.pooling.stopping import hypergeometric_p, qbcb_positives, relevant_interval
 
 
 def topic(rule: str, phase: str, labels: list[int], *, n: int = 20, draws: dict | None = None,
@@ -95,3 +95,32 @@ def test_target_trains_only_on_labels_outside_its_sample():
                      due=2))
     assert d.action == "retrain" and d.train["pair_id"].tolist() == [4, 5]
     assert set(d.rank.tolist()) == {1, 2, 3, *range(6, 21)}
+
+
+def test_qbcb_ends_its_sample_at_r_relevant_and_certifies_once_j_of_them_are_reached():
+    # target 0.5, alpha 0.5: r = 3 sample relevant documents, j = 2 of them to reach
+    assert qbcb_positives(0.5, 0.5) == 3
+    assert sample_positives(ReviewSettings(1, "qbcb", 0.5, 0.5, 0)) == (3, 2)
+    sample = {i: i - 1 for i in range(1, 7)}  # pairs 1..6 drawn in that order
+    assert decide(topic("qbcb", "sample", [1, 0, 1, 0, 0], draws=sample)).action == "none"
+    d = decide(topic("qbcb", "sample", [1, 0, 1, 0, 0, 1], draws=sample))
+    assert d.action == "end_sample" and d.rank.tolist() == list(range(1, 21))
+    # ranked: the sample's relevant pairs 1, 3, 6 at positions 0, 2, 30; the review's pairs
+    # 7 and 8 at positions 1 and 3
+    positions = [0, 10, 2, 11, 12, 30, 1, 3, *list(range(40, 52))]
+    labels = [1, 0, 1, 0, 0, 1]
+    t = topic("qbcb", "rank", labels, draws=sample, positions=positions, due=99)
+    assert decide(t).action == "none"  # pair 7 is open above pair 3: 1 of 3 reached
+    d = decide(topic("qbcb", "rank", [*labels, 0], draws=sample, positions=positions, due=99))
+    c = d.certificate  # pair 8 is open above pair 6 only: 2 of 3 reached, j = 2
+    assert d.action == "certify" and c.guarantee and c.rule == "qbcb"
+    assert (c.sample_size, c.sample_relevant, c.reviewed, c.relevant_found) == (6, 3, 7, 3)
+
+
+def test_qbcb_with_fewer_relevant_than_r_needs_them_all():
+    sample = {1: 0, 2: 1}  # the sample stopped short of r = 3 with 2 relevant
+    positions = [0, 2, 1, *list(range(10, 27))]
+    t = topic("qbcb", "rank", [1, 1], draws=sample, positions=positions, due=99)
+    assert decide(t).action == "none"  # pair 3 is open above pair 2
+    t = topic("qbcb", "rank", [1, 1, 0], draws=sample, positions=positions, due=99)
+    assert decide(t).action == "certify"

@@ -1,7 +1,7 @@
 """``pooljudge calibrate measure|sample|suggest``: a group of three actions; the bare
 ``calibrate --campaign ...`` of before 0.1.0 answers with a pointer to ``calibrate measure``.
-The actions' behaviour: tests/autojudge/test_calibrate_cli.py and
-tests/calibrate/test_suggest_cli.py."""
+The actions' behaviour: tests/cli/test_calibrate_autojudge.py and
+tests/cli/test_calibrate_suggest.py."""
 
 from __future__ import annotations
 

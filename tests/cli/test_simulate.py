@@ -2,7 +2,7 @@
 (``pool simulate``, ``pool simulate --sample``, ``simulate --campaign``) answered by a one-line
 pointer to the new spelling, exit 2, before anything is read. The sub-commands' own behaviour:
 the tests below (orders), tests/metrics/test_design_simulation.py (designs),
-tests/annotate/test_cli_campaign.py (annotators)."""
+tests/cli/test_simulate_annotators.py (annotators)."""
 
 from __future__ import annotations
 

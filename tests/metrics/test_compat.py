@@ -20,8 +20,8 @@ from pooljudge.metrics.ranked import needed_relevant
 from pooljudge.cli import main
 from pooljudge.cli.options import add_compat_option
 from pooljudge.errors import InputError
-from pooljudge.formats.ranking import byte_order_codes, rank_positions, rank_rows
 from pooljudge.formats.trec import read_run, read_run_columns
+from pooljudge.kernels.ranking import byte_order_codes, rank_positions, rank_rows
 
 
 def _value(qrels, run, measure: str, compat: str | None) -> float:

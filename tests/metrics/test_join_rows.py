@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from pooljudge.metrics.join import Labelled, Ranking, rank
 from pooljudge.metrics.qrels_lookup import Qrels
 
-from pooljudge.formats.ranking import rank_rows
+from pooljudge.kernels.ranking import rank_rows
 
 SCORES = [0.0, -0.0, 1.0, 1.0 + 1e-12, 2.5, 16777217.0, 16777216.0, -3.0]
 

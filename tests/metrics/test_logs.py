@@ -103,7 +103,7 @@ def test_runs_match_the_record_by_record_oracle(tmp_path, seed):
 
 
 def test_runs_follow_the_logged_ranks_under_trec_eval_order(tmp_path):
-    from pooljudge.formats.ranking import rank_run
+    from pooljudge.kernels.ranking import rank_run
 
     records = _random_records(11)
     for name, frame in log_runs(_logs(tmp_path, records)).runs():

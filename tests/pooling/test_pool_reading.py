@@ -18,8 +18,8 @@ from pooljudge.pooling import build_pool
 from pooljudge.pooling.pool import top_candidates
 
 from pooljudge.cli import main
-from pooljudge.formats.ranking import byte_order_codes, rank_positions
 from pooljudge.formats.trec import RunColumns
+from pooljudge.kernels.ranking import byte_order_codes, rank_positions
 
 ids = st.text(alphabet="abZ09é", min_size=1, max_size=3)
 scores = st.sampled_from([0.0, -0.0, 2.5, 40.922120174018, 40.922120174019, 7.0, -1.0])

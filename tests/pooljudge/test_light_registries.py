@@ -28,7 +28,7 @@ IMPLEMENTATIONS = {"static": "pooljudge.pooling.static_orders",
                    "adaptive": "pooljudge.pooling.adaptive"}
 NOT_ORDERS = {"order_within_topics", "static_order"}
 LIGHT_MODULES = ("pooljudge.pooling", "pooljudge.pooling.strategies", "pooljudge.pooling.orders",
-                 "pooljudge.grammar",
+                 "pooljudge.ground.grammar",
                  "pooljudge.annotate.consensus_policies", "pooljudge.annotate.records")
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from pooljudge.pooling.cal import CalRanker, batch_sizes, collection_features, replay
+from pooljudge.pooling.cal import CalRanker, batch_sizes, collection_features
+from pooljudge.pooling.replay import replay, replay_rules
+from pooljudge.pooling.stopping import RULES, target_sample_size
 
 from pooljudge.errors import UsageError
 
@@ -55,13 +57,13 @@ def test_features_are_computed_once_per_collection():
     assert docs.shape[0] == 300 and topics.shape == (2, docs.shape[1])
 
 
-@pytest.mark.parametrize("rule", ["hypergeometric", "target", "knee"])
+@pytest.mark.parametrize("rule", RULES)
 def test_replay_stops_with_a_certificate(rule):
     texts, truth = generated(3000, 40, seed=1)
     docs, topics = collection_features(texts, ["hypersonic shock wave boundary layer"])
     result = replay(docs, topics[0], truth, rule=rule, target=0.9, alpha=0.05)
     cert = result.certificate
-    assert cert.rule == rule and cert.guarantee == (rule != "knee")
+    assert cert.rule == rule and cert.guarantee == (rule in ("hypergeometric", "target", "qbcb"))
     assert result.relevant_total == 40
     assert cert.relevant_found == result.relevant_found
     assert result.recall == result.relevant_found / 40
@@ -70,7 +72,51 @@ def test_replay_stops_with_a_certificate(rule):
         assert result.judged < 3000
     if rule == "target":
         assert cert.sample_relevant == 29 and cert.sample_size >= 29  # ceil(log .05/log .9)
-    assert result.recall >= 0.9 or rule == "knee"
+        assert cert.sample_quota == 29
+    if rule == "qbcb":  # r = 40 > the 40 relevant: the sample is the whole collection
+        assert cert.sample_relevant == 40 and cert.sample_size == 3000
+    if rule == "quant":
+        assert not cert.exhausted and cert.recall_estimate >= 0.9
+    if rule == "quantci":  # its lower bound may never reach the target: then all is judged
+        assert cert.exhausted or cert.recall_estimate >= 0.9
+    assert result.recall >= 0.9 or not cert.guarantee
+
+
+def test_one_trajectory_stops_every_rule_where_it_alone_would():
+    texts, truth = generated(2000, 60, seed=4)
+    docs, topics = collection_features(texts, ["hypersonic shock wave boundary layer"])
+    together = replay_rules(docs, topics[0], truth, RULES, target=0.8, alpha=0.05, seed=3)
+    for rule in RULES:
+        assert together[rule] == replay(docs, topics[0], truth, rule=rule, target=0.8,
+                                        alpha=0.05, seed=3)
+    assert len({result.judged for result in together.values()}) > 2
+    # QuantCI's bound never exceeds Quant's estimate on the same model: it stops no earlier
+    assert together["quantci"].judged >= together["quant"].judged
+
+
+def test_qbcb_with_the_target_methods_sample_is_the_target_method():
+    texts, truth = generated(2000, 60, seed=5)
+    docs, topics = collection_features(texts, ["hypersonic shock wave boundary layer"])
+    t = target_sample_size(0.8, 0.05)
+    both = replay_rules(docs, topics[0], truth, ["target", "qbcb"], target=0.8, alpha=0.05,
+                        positives=t)
+    assert both["qbcb"].certificate.sample_quota == t
+    assert both["qbcb"].judged == both["target"].judged
+    assert both["qbcb"].relevant_found == both["target"].relevant_found
+
+
+def test_qbcb_stops_after_j_of_r_sample_relevant_found():
+    texts, truth = generated(3000, 200, seed=6)
+    docs, topics = collection_features(texts, ["hypersonic shock wave boundary layer"])
+    cert = replay(docs, topics[0], truth, rule="qbcb", target=0.8, alpha=0.05).certificate
+    assert (cert.sample_relevant, cert.sample_quota) == (22, 21) and not cert.exhausted
+
+
+def test_qbcb_refuses_a_sample_too_small_to_certify():
+    texts, truth = generated(100, 3)
+    docs, topics = collection_features(texts, ["shock"])
+    with pytest.raises(UsageError, match=r"--positives: 10 .* need at least 59"):
+        replay(docs, topics[0], truth, rule="qbcb", positives=10)
 
 
 def test_replay_rejects_bad_rule():

@@ -10,7 +10,7 @@ import time
 __all__ = ["KEYS", "POLL", "Keyboard"]
 
 KEYS = {"0": ("Digit0", 48), "1": ("Digit1", 49), "s": ("KeyS", 83), "u": ("KeyU", 85),
-        "b": ("KeyB", 66), "i": ("KeyI", 73)}
+        "b": ("KeyB", 66), "i": ("KeyI", 73), "x": ("KeyX", 88)}
 REPEAT_DELAY, REPEAT_EVERY = 0.5, 0.033
 
 # In the page: every 5 ms, the pair ids of the visible parts (topic, document, label buttons);

@@ -341,3 +341,36 @@ def test_0013_adds_nugget_tables_goes_back_empty_and_refuses_to_drop_nuggets(fre
             assert [n.text for n in nugget_bank(session, campaign=name)] == ["a fact"]
     finally:
         engine.dispose()
+
+
+@pytest.mark.parametrize("rule", ["qbcb", "quant", "quantci"])
+def test_0014_admits_the_new_rules_and_goes_back_only_without_one(fresh_db_url, rule):
+    from pooljudge.annotate.store import review_settings, start_review
+
+    engine = open_engine(fresh_db_url)
+    try:
+        name = f"rev-{uuid.uuid4().hex[:8]}"
+        with session_scope(engine) as session:
+            create_campaign(session, name=name, scale=LabelScale.binary(), **small_collection())
+            settings = start_review(session, campaign=name, rule="target", target=0.9,
+                                    alpha=0.1, seed=0)
+        migrate(engine, "0013", downgrade=True)
+        with engine.begin() as connection, pytest.raises(sa.exc.IntegrityError):
+            connection.execute(sa.text("UPDATE review SET rule = :rule"), {"rule": rule})
+        assert "recall_estimate" not in {c["name"] for c in sa.inspect(engine).get_columns(
+            "certificate")}
+        migrate(engine, "head")
+        with engine.connect() as connection:
+            assert compare_metadata(MigrationContext.configure(connection), SQLModel.metadata) == []
+        with engine.begin() as connection:  # the target review kept, and QBCB now admitted
+            assert connection.execute(sa.text("SELECT rule FROM review")).scalar() == "target"
+            connection.execute(sa.text("UPDATE review SET rule = :rule"), {"rule": rule})
+        with pytest.raises(RuntimeError, match="1 review campaigns stop by QBCB, Quant or"):
+            migrate(engine, "0013", downgrade=True)
+        with session_scope(engine, readonly=True) as session:
+            kept = review_settings(session, campaign_id=settings.campaign_id)
+        assert kept.rule == rule
+        with engine.connect() as connection:
+            assert MigrationContext.configure(connection).get_current_revision() == HEAD
+    finally:
+        engine.dispose()

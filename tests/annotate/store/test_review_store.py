@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from pooljudge.annotate import store
 from pooljudge.annotate.campaigns import CampaignSettings
-from pooljudge.annotate.records import LabelScale
+from pooljudge.annotate.records import GUARANTEE_RULES, QUANT_RULES, STOP_RULES, LabelScale
 from pooljudge.annotate.review import create_review, update_topic
 from pooljudge.annotate.store import session_scope
 
@@ -99,9 +99,10 @@ def test_a_ranking_is_placed_among_the_topics_own_positions_and_an_older_one_dis
     assert (state.ranked_count, state.due_count, state.batch) == (3, 5, 2)
 
 
-@pytest.mark.parametrize("rule", ["hypergeometric", "target", "knee"])
+@pytest.mark.parametrize("rule", STOP_RULES)
 def test_a_review_is_judged_until_every_topic_is_certified(engine, rule):
-    recall, alpha = (0.5, 0.5) if rule == "target" else (0.8, 0.1)
+    recall, alpha = (0.5, 0.5) if rule in ("target", "qbcb") else (0.8, 0.1)
+    guarantee = rule in GUARANTEE_RULES
     name, cid, ann = make_review(engine, rule, recall, alpha)
     seen = judge(engine, ann, cid)
     with session_scope(engine, readonly=True) as session:
@@ -115,8 +116,16 @@ def test_a_review_is_judged_until_every_topic_is_certified(engine, rule):
         assert cert.reviewed == len(rows) == sum(t == topic for t, _ in seen)
         assert len(set(cert.judgments)) == len(cert.judgments) == cert.reviewed
         assert cert.relevant_found == int(rows["label"].sum())
-        assert cert.guarantee == (rule != "knee") and not cert.stale
-    assert len(seen) < 2 * N_DOCS or rule == "knee"  # the guarantees stopped before the end
+        assert cert.guarantee == guarantee and not cert.stale
+        if rule in QUANT_RULES and not cert.exhausted:
+            assert cert.recall_estimate >= recall and cert.remaining is None
+        else:
+            assert cert.recall_estimate is None
+        if rule in ("target", "qbcb"):
+            assert cert.sample_size is not None and cert.sample_relevant is not None
+    assert len(seen) < 2 * N_DOCS or not guarantee  # the guarantees stopped before the end
+    if rule == "quant":  # its estimate reached the target before the end on both topics
+        assert not any(cert.exhausted for cert in found.values())
 
 
 def test_hypergeometric_certificate_rests_on_its_sample(engine):
@@ -179,8 +188,9 @@ def test_a_certificate_computed_before_a_newer_judgment_is_discarded(engine):
         assert store.certificates(session, campaign_id=cid) == []
 
 
-def test_the_target_rule_starts_on_a_random_sample_of_every_document(engine):
-    _, cid, _ = make_review(engine, "target", 0.5, 0.5)
+@pytest.mark.parametrize("rule", ["target", "qbcb"])
+def test_the_sample_first_rules_start_on_a_random_sample_of_every_document(engine, rule):
+    _, cid, _ = make_review(engine, rule, 0.5, 0.5)
     ids = topic_ids(engine, cid)
     with session_scope(engine, readonly=True) as session:
         phases = {t.topic: t.phase for t in store.review_topics(session, campaign_id=cid)}
@@ -195,7 +205,7 @@ def test_start_review_refuses_bad_settings(engine, make_campaign):
 
     name = make_campaign()
     with session_scope(engine) as session, pytest.raises(InputError, match="stopping rule"):
-        store.start_review(session, campaign=name, rule="quant", target=0.9, alpha=0.1, seed=0)
+        store.start_review(session, campaign=name, rule="guess", target=0.9, alpha=0.1, seed=0)
     with session_scope(engine) as session, pytest.raises(InputError, match="in \\(0, 1\\)"):
         store.start_review(session, campaign=name, rule="knee", target=1.0, alpha=0.1, seed=0)
     with session_scope(engine) as session:
@@ -248,3 +258,17 @@ def test_two_servers_retraining_at_once_store_one_ranking(engine):
     with session_scope(engine, readonly=True) as session:
         state = next(t for t in store.review_topics(session, campaign_id=cid) if t.topic_id == tid)
     assert (state.ranked_count, state.due_count) == (1, 3)
+
+
+def test_a_certified_topic_counts_as_complete_in_the_progress(engine):
+    name, cid, ann = make_review(engine, "quant")
+    with session_scope(engine, readonly=True) as session:
+        before = store.progress(session, campaign=name)
+    assert before["judgments_needed"].tolist() == [N_DOCS, N_DOCS]
+    judge(engine, ann, cid)  # Quant stops both topics before their end
+    with session_scope(engine, readonly=True) as session:
+        phases = {t.phase for t in store.review_topics(session, campaign_id=cid)}
+        after = store.progress(session, campaign=name)
+    assert phases == {"certified"}
+    assert (after["judgments_needed"] == after["judgments_done"]).all()
+    assert (after["judgments_done"] < N_DOCS).all()

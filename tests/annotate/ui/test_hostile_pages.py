@@ -23,6 +23,8 @@ from pooljudge.annotate.ui import keys
 from pooljudge.annotate.ui.routes import ROUTES
 from streamlit.testing.v1 import AppTest
 
+from pooljudge.formats.nuggets import NuggetRow
+from pooljudge.formats.rag_answers import AnswerRow, Sentence
 from tests.support.uploads import Upload
 
 EVIL = ('[x](http://evil.example/a) ![i](https://evil.example/i.png) www.evil.example '
@@ -37,6 +39,9 @@ DOCS = [f"d{i}<i>[x](http://evil.example/d{i})</i>" for i in (1, 2, 3)]
 SCALE = LabelScale((Label(0, f"no {EVIL}", f"not it {EVIL}"),
                     Label(1, f"yes {EVIL}", f"# it\n{EVIL}")))
 COMMENT = f"comment {EVIL}"
+NUGGET = f"nugget {EVIL}"
+SENTENCE = f"sentence {EVIL}"
+ANSWER_ID = "a<i>[x](http://evil.example/a)</i>"
 RUN = "run [x](http:evil.example) www.evil.example <img src=x onerror=alert(1)> :red[x] $x$"
 # Elements a page's own text may have; anything else in a rendered string is a failure.
 OWN = {"emphasis", "code"}
@@ -63,6 +68,10 @@ def tokens(app_db) -> dict[str, str]:
                  for role, name in PEOPLE.items()}
         store.add_annotator(session, campaign=CAMPAIGN, name=OTHER)
         store.import_judgments(session, campaign=CAMPAIGN, frame=judged, source="human")
+        store.import_nuggets(session, campaign=CAMPAIGN, rows=[NuggetRow(TOPIC, NUGGET, "vital")])
+        store.import_rag_answers(session, campaign=CAMPAIGN, answers=[AnswerRow(
+            ANSWER_ID, TOPIC, RUN, (DOCS[0], "x<b>[y](http://evil.example/y)</b>"),
+            (Sentence(SENTENCE, (0, 1)),))])
     return found
 
 
@@ -139,6 +148,9 @@ EXPECTED = {
     "create": (),
     "people": (OTHER, PEOPLE["adjudicator"]),
     "terms": (TOPIC,),
+    "assign": (NUGGET, SENTENCE, DOCS[0], f"widgets {EVIL}"),
+    "nuggets": (NUGGET, f"widgets {EVIL}", f"# narrative\n{EVIL}", DOCS[0], f"title {EVIL}",
+                f"text {EVIL}"),
 }
 
 
@@ -160,6 +172,11 @@ def _act(page: str, role: str, at: AppTest) -> Iterator[tuple[AppTest, tuple[str
             at.text_area[0].input(text)
             at.button(key=TERMS_SAVE).click().run()
             yield at, ("<script>alert(1)</script>", "[x](http://evil.example/a)")
+    elif page == "nuggets":                                  # a hostile nugget typed
+        from pooljudge.annotate.ui.nugget_bank import box_key
+
+        at.text_input(key=box_key(TOPIC, None)).input(f"typed {EVIL}").run()
+        yield at, (f"typed {EVIL}", NUGGET)
     elif page == "create":
         at.session_state[keys.NEW_LINKS] = (CAMPAIGN, [("annotator", NEWCOMER, "http://x/?t")])
         yield at.run(), (CAMPAIGN, NEWCOMER)

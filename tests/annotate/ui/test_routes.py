@@ -18,8 +18,10 @@ def test_every_page_file_has_exactly_one_route_and_checks_it_first() -> None:
 
 def test_roles_of_pages() -> None:
     assert roles_of(str(PAGES / "judge.py")) == frozenset(ANNOTATOR_ROLES)
+    assert roles_of("assign.py") == frozenset(ANNOTATOR_ROLES)
     assert roles_of("adjudicate.py") == {"adjudicator", "admin"}
-    assert all(roles_of(r.file) == {"admin"} for r in ROUTES[2:])
+    assert roles_of("nuggets.py") == {"adjudicator", "admin"}
+    assert all(roles_of(r.file) == {"admin"} for r in ROUTES[4:])
     assert ROUTES[0].file == "judge.py"  # first in the menu (an admin lands on Overview)
     with pytest.raises(KeyError, match=r"nowhere\.py"):
         roles_of("nowhere.py")

@@ -142,7 +142,7 @@ def test_no_thread_outlives_the_reader(tmp_path):
 
 def test_eval_to_tsv_does_not_build_pyarrow_compute(tmp_path):
     """``import pyarrow.compute`` costs 70 ms (a wrapper per kernel); eval calls the kernels
-    without it (:mod:`pooljudge.formats._arrow`)."""
+    without it (:mod:`pooljudge.kernels._arrow`)."""
     (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n2 0 c 1\n")
     (tmp_path / "r").write_text("1 Q0 a 1 2 t\n1 Q0 b 2 2 t\n3 Q0 z 1 1 t\n2 Q0 c 1 1 t\n")
     code = ("import sys; from pooljudge.cli import main; "

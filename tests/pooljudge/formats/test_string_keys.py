@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from pooljudge.errors import InputError
 from pooljudge.formats._columns import read_run_columns
-from pooljudge.formats._keys import all_same_strings, first_repeat, pair_keys, string_hashes
+from pooljudge.kernels._keys import all_same_strings, first_repeat, pair_keys, string_hashes
 
 TRICKY = ["", "a", "a\x00", "\x00", "abcdefg", "abcdefgh", "abcdefghi", "abcdefgh\x00",
           "x" * 16, "x" * 17, "x" * 15, "é", "e\u0301", "FBIS3-10082", "LA010189-0001",

@@ -14,13 +14,12 @@ from pooljudge.errors import InputError
 from pooljudge.formats._columns import (
     encode_grouped,
     first_duplicate,
-    int_array,
-    numpy_of,
     read_qrels_columns,
     read_run_columns,
 )
-from pooljudge.formats.ranking import byte_order_codes, rank_positions, rank_rows
-from pooljudge.progress import progress
+from pooljudge.ground.progress import progress
+from pooljudge.kernels import int_array, numpy_of
+from pooljudge.kernels.ranking import byte_order_codes, rank_positions, rank_rows
 from tests.support.fresh import python_output
 
 ids = st.text(alphabet="abAB01é-", min_size=1, max_size=4)

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from pooljudge.errors import InputError
 from pooljudge.formats import trec
-from pooljudge.formats.ranking import rank_run
 from pooljudge.formats.trec import read_qrels, read_run, read_run_columns, write_qrels, write_run
+from pooljudge.kernels.ranking import rank_run
 
 ids = st.text(alphabet="abcXYZ019-_.:/é", min_size=1, max_size=6)
 scores = st.floats(allow_nan=False, allow_infinity=False, width=64) | st.sampled_from([0.0, 1.5])

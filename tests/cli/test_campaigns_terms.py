@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from pooljudge.annotate.store import campaign_terms, get_campaign, open_engine, session_scope
 
-# The fixtures of the campaign commands' tests: a SQLite file in a folder of input files.
-from tests.annotate.test_cli_campaign import _init, cli, files  # noqa: F401
+# The campaign commands' small campaign (its fixtures cli, files: tests/cli/conftest.py).
+from tests.support.cli_campaign import _init
 
 
 def _stored(folder, fn, **kwargs):
@@ -20,7 +20,7 @@ def _stored(folder, fn, **kwargs):
         engine.dispose()
 
 
-def test_terms_replace_the_topics_in_the_file(cli, files, capsys) -> None:  # noqa: F811
+def test_terms_replace_the_topics_in_the_file(cli, files, capsys) -> None:
     assert _init(cli) == 0
     (files / "terms.tsv").write_text(
         "topic\tterm\n301\tMafia\n# a comment\n\n301\t\"organised  crime\"\n302\tvaccine\n",
@@ -47,7 +47,7 @@ def test_terms_replace_the_topics_in_the_file(cli, files, capsys) -> None:  # no
                  id="unknown-topic"),
     pytest.param("# nothing\n", "more.tsv: no 'topic<TAB>term' lines", id="empty"),
 ])
-def test_a_bad_line_is_exit_2_and_writes_nothing(cli, files, capsys, text,  # noqa: F811
+def test_a_bad_line_is_exit_2_and_writes_nothing(cli, files, capsys, text,
                                                  message) -> None:
     assert _init(cli) == 0
     (files / "keep.tsv").write_text("301\tkept\n", encoding="utf-8")
@@ -60,6 +60,6 @@ def test_a_bad_line_is_exit_2_and_writes_nothing(cli, files, capsys, text,  # no
 
 
 @pytest.mark.parametrize("flag", [True, False], ids=["flag", "default"])
-def test_init_highlight_narrative(cli, files, flag) -> None:  # noqa: F811
+def test_init_highlight_narrative(cli, files, flag) -> None:
     assert _init(cli, *(["--highlight-narrative"] if flag else [])) == 0
     assert _stored(files, get_campaign, name="demo").highlight_narrative is flag

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pooljudge.formats._keys import first_repeat, pair_keys, surely_no_repeat
-from pooljudge.formats._sort import segment_order, segment_starts, sorted_within
+from pooljudge.kernels._keys import first_repeat, pair_keys, surely_no_repeat
+from pooljudge.kernels._sort import segment_order, segment_starts, sorted_within
 
 
 def _expected(segment: np.ndarray, key: np.ndarray) -> np.ndarray:

@@ -10,9 +10,9 @@ import pytest
 from pooljudge.metrics import parse
 from pooljudge.pooling.strategies import parse_strategy
 
-import pooljudge.grammar
+import pooljudge.ground.grammar
 from pooljudge.errors import InputError
-from pooljudge.grammar import NameSyntaxError, ParsedName, format_name, parse_name
+from pooljudge.ground.grammar import NameSyntaxError, ParsedName, format_name, parse_name
 
 SHAPES = [
     ("P", ParsedName("P")),
@@ -101,7 +101,7 @@ def test_measures_and_strategies_raise_the_same_grammar_error(reader, text):
 
 
 def test_the_grammar_imports_only_the_standard_library_and_the_error_types():
-    tree = ast.parse(inspect.getsource(pooljudge.grammar))
+    tree = ast.parse(inspect.getsource(pooljudge.ground.grammar))
     imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
                  for alias in node.names}

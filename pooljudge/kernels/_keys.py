@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from pooljudge.formats._arrow import all_true, decode, equal, take
-from pooljudge.formats._arrow_numpy import int_array, numpy_of
-from pooljudge.formats._sort import segment_starts, sorted_within
+from pooljudge.kernels._arrow import all_true, decode, equal, take
+from pooljudge.kernels._arrow_numpy import int_array, numpy_of
+from pooljudge.kernels._sort import segment_starts, sorted_within
 
 __all__ = [
     "all_same_strings", "first_repeat", "leading_words", "pair_keys", "string_hashes",
@@ -105,7 +105,7 @@ def surely_no_repeat(topic_codes: np.ndarray, doc_hashes: np.ndarray) -> bool:
     contiguous) and no doc hash repeats within a topic. False means "maybe" (a topic comes back,
     or two hashes are equal): then :func:`first_repeat` decides.
 
-    Each topic's hashes are sorted alone (:func:`~pooljudge.formats._sort.sorted_within`),
+    Each topic's hashes are sorted alone (:func:`~pooljudge.kernels._sort.sorted_within`),
     several times cheaper than sorting the pair keys of all rows.
     """
     codes = np.asarray(topic_codes)

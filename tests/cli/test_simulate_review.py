@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from pooljudge.pooling.stopping import GUARANTEES, RULES
+from scipy.stats import binomtest
 
 from pooljudge.cli import main
 from tests.review.test_cal import generated
@@ -38,7 +40,7 @@ def test_cranfield_hypergeometric_meets_the_target(cranfield, capsys):
     assert all(t["recall"] == t["relevant_found"] / t["relevant"] for t in topics)
     assert all(t["met"] == (t["recall"] >= 0.95) for t in topics)
     for t in topics:
-        assert t["rule"] == "hypergeometric" and t["guarantee"]
+        assert t["rule"] == "hypergeometric" and t["guarantee"] and t["seed"] == 0
         assert t["exhausted"] or (t["p_value"] < 0.05 and t["recall_bound"] == 0.95)
     assert sum(met) / len(met) >= 0.95, result["summary"]
     assert sum(t["judged"] for t in topics) < 1400 * len(topics)  # it saves work
@@ -58,29 +60,67 @@ def write_collection(tmp_path, n_docs=1500, topics=4):
     return tmp_path / "q", tmp_path / "d.jsonl", tmp_path / "t.jsonl"
 
 
-@pytest.mark.parametrize("rule", ["hypergeometric", "target", "knee"])
+@pytest.mark.parametrize("rule", RULES)
 def test_every_rule_reports_per_topic_and_a_summary(tmp_path, capsys, rule):
     result = simulate(write_collection(tmp_path, topics=2), "--stopping", rule,
                       "--target", "0.8", capsys=capsys)
     assert [t["topic"] for t in result["topics"]] == ["1", "2"]
     assert {t["rule"] for t in result["topics"]} == {rule}
     met = sum(t["met"] for t in result["topics"])
-    assert result["summary"].startswith(f"{rule}: {met}/2 topics")
+    kind = "guarantee" if rule in GUARANTEES else "heuristic"
+    assert result["summary"].startswith(f"{rule} ({kind}): {met}/2 runs")
+    assert [r["rule"] for r in result["rules"]] == [rule]
 
 
-def test_table_output_ends_with_the_summary_line(tmp_path, capsys):
+def test_all_rules_over_seeds_with_binomial_intervals_and_a_plot(tmp_path, capsys):
+    plot = tmp_path / "effort.png"
+    result = simulate(write_collection(tmp_path, n_docs=800, topics=2), "--stopping", "all",
+                      "--seeds", "3", "--seed", "5", "--target", "0.8", "--plot", str(plot),
+                      capsys=capsys)
+    runs = result["topics"]
+    assert len(runs) == 2 * 3 * len(RULES)
+    assert {(t["topic"], t["seed"]) for t in runs} == {(a, b) for a in "12" for b in (5, 6, 7)}
+    assert [r["rule"] for r in result["rules"]] == list(RULES)
+    for rule in result["rules"]:
+        mine = [t for t in runs if t["rule"] == rule["rule"]]
+        reached = sum(t["met"] for t in mine)
+        interval = binomtest(reached, 6).proportion_ci(method="exact")
+        assert (rule["runs"], rule["reached"]) == (6, reached)
+        assert rule["reliability"] == reached / 6
+        assert rule["low"] == pytest.approx(interval.low, abs=1e-12)
+        assert rule["high"] == pytest.approx(interval.high, abs=1e-12)
+        assert rule["saved"] == pytest.approx(sum(t["saved"] for t in mine) / 6)
+        assert rule["kind"] == ("guarantee" if rule["rule"] in GUARANTEES else "heuristic")
+    lines = result["summary"].splitlines()
+    assert [line.split(" ")[0] for line in lines[:-1]] == list(RULES)
+    assert lines[-1].startswith("6 runs per rule in ")
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_same_seed_gives_the_same_replay(tmp_path, capsys):
+    paths = write_collection(tmp_path, n_docs=600, topics=1)
+    first = simulate(paths, "--stopping", "all", "--seed", "9", capsys=capsys)["topics"]
+    assert simulate(paths, "--stopping", "all", "--seed", "9", capsys=capsys)["topics"] == first
+
+
+def test_table_output_ends_with_the_rules_and_their_lines(tmp_path, capsys):
     qrels, docs, topics = write_collection(tmp_path, n_docs=600, topics=1)
     assert main(["simulate", "review", str(qrels), "--docs", str(docs), "--topics",
-                 str(topics)]) == 0
+                 str(topics), "--stopping", "knee", "target"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
-    assert lines[0].split()[:3] == ["topic", "judged", "relevant_found"]
-    assert lines[-1].startswith("hypergeometric: ")
+    assert lines[0].split()[:4] == ["topic", "seed", "rule", "judged"]
+    assert lines[-3].startswith("knee (heuristic): ")
+    assert lines[-2].startswith("target (guarantee): ")
+    assert lines[-1].startswith("1 runs per rule in ")
+    assert any(line.split()[:3] == ["rule", "kind", "runs"] for line in lines)
 
 
 @pytest.mark.parametrize(("options", "message"), [
     (["--target", "1"], "--target"),
     (["--alpha", "0"], "--alpha"),
     (["--stopping", "guess"], "--stopping"),
+    (["--stopping", "qbcb", "--positives", "10"], "--positives: 10 sample relevant"),
+    (["--seeds", "0"], "--seeds"),
     (["--min-relevant", "1000"], "no topic"),
 ])
 def test_bad_options_are_one_line(tmp_path, capsys, options, message):

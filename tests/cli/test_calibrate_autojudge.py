@@ -12,8 +12,11 @@ import pytest
 from sklearn.metrics import cohen_kappa_score, confusion_matrix
 
 from pooljudge.cli import main
+from tests.autojudge import conftest as judges
+from tests.autojudge.helpers import KEY_VAR, labels
 
-from .helpers import KEY_VAR, labels
+# the automatic judges' fixtures (tests/autojudge/conftest.py)
+api_key, server_for = judges.api_key, judges.server_for
 
 pytestmark = pytest.mark.slow
 JUDGE = "test-model"
@@ -29,7 +32,7 @@ def demo(tmp_path, server_for, api_key, capsys):
     from pooljudge.annotate.demo.campaign import DEMO_CAMPAIGN, create_demo_campaign
     from pooljudge.annotate.store import open_engine, session_scope
 
-    from .conftest import Campaign
+    from tests.autojudge.conftest import Campaign
 
     url = f"sqlite:///{tmp_path / 'demo.db'}"
     engine = open_engine(url)

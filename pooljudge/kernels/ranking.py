@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import pyarrow as pa
 
-from pooljudge.formats._arrow import decode, dictionary_encode, sort_indices, take
-from pooljudge.formats._columns import int_array, numpy_of
-from pooljudge.formats._keys import leading_words
-from pooljudge.formats._sort import segment_starts, sorted_within
+from pooljudge.kernels._arrow import decode, dictionary_encode, sort_indices, take
+from pooljudge.kernels._arrow_numpy import int_array, numpy_of
+from pooljudge.kernels._keys import leading_words
+from pooljudge.kernels._sort import segment_starts, sorted_within
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -126,8 +126,8 @@ def sort_ties(tied: np.ndarray, group: np.ndarray, scores: np.ndarray, docs: pa.
     rows of tie groups one group after another) sorted by ``group``, then (``"double"`` only)
     exact score descending, then doc id descending (byte order).
 
-    Each group is sorted alone (:func:`~pooljudge.formats._sort.sorted_within`) by its ids'
-    first 8 bytes (:func:`~pooljudge.formats._keys.leading_words`) packed above the row's place
+    Each group is sorted alone (:func:`~pooljudge.kernels._sort.sorted_within`) by its ids'
+    first 8 bytes (:func:`~pooljudge.kernels._keys.leading_words`) packed above the row's place
     in the group (the ``b`` low bits of a word give way to it, ``2**b`` >= the group's size).
     Only groups where two packed words are equal, or (``"double"``) exact scores differ, are
     sorted by Arrow's multi-key sort instead; so ids of up to 8 bytes cost no string sort.

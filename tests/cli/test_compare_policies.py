@@ -12,7 +12,7 @@ from pooljudge.metrics.evaluate import evaluate
 
 from pooljudge.cli import main
 from pooljudge.formats.trec import read_qrels
-from tests.annotate.test_cli_export_models import campaign  # noqa: F401 - the fixture
+from tests.cli.test_export_models import campaign  # noqa: F401 - the fixture
 
 
 def _runs(tmp_path, judgments) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pooljudge.annotate.store import add_annotator, open_engine, session_scope, suggest_from
 
-from tests.annotate.test_cli_campaign import _init
+from tests.support.cli_campaign import _init
 
 
 def _setting(files) -> str | None:

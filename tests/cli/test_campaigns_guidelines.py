@@ -13,9 +13,7 @@ from pooljudge.annotate.store import (
     session_scope,
 )
 
-from tests.annotate import test_cli_campaign as _base
-
-cli, files, _init = _base.cli, _base.files, _base._init   # its fixtures and campaign
+from tests.support.cli_campaign import _init  # the campaign (its fixtures: tests/cli/conftest.py)
 
 
 def _state(files, person: str | None = "ann") -> tuple[str, bool | None]:

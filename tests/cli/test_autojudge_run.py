@@ -5,8 +5,12 @@ from __future__ import annotations
 import pytest
 
 from pooljudge.cli import main
+from tests.autojudge import conftest as judges
+from tests.autojudge.helpers import autojudge_args, counters, failures, labels, stored
 
-from .helpers import autojudge_args, counters, failures, labels, stored
+# the automatic judges' fixtures (tests/autojudge/conftest.py), before tests/cli/conftest.py's
+api_key, db_url, engine, make_campaign, server_for = (
+    judges.api_key, judges.db_url, judges.engine, judges.make_campaign, judges.server_for)
 
 
 def test_all_pairs_under_faults_then_rerun_retries_failures(

@@ -28,7 +28,7 @@ from tests.support import irds  # noqa: E402
 
 get_many_calls = irds.get_many_calls  # the fixture, shared with the other ir_datasets tests
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 RUNS = {  # two runs over 3 topics; at depth 2 they pool 9 of the 20 documents
     "bm25": [("q1", "d01", 9), ("q1", "d02", 8), ("q1", "d03", 7), ("q1", "d11", 1),
              ("q2", "d05", 9), ("q2", "d06", 8), ("q2", "d01", 7), ("q3", "d07", 5),

@@ -9,8 +9,8 @@ import pyarrow.compute as pc
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pooljudge.formats._keys import leading_words
-from pooljudge.formats.ranking import (
+from pooljudge.kernels._keys import leading_words
+from pooljudge.kernels.ranking import (
     byte_order_codes,
     rank_positions,
     rank_rows,

@@ -54,7 +54,7 @@ def _judge(url: str, *, limit: int = 10_000) -> int:
 @pytest.mark.parametrize(("argv", "message"), [
     (("--pool", "pool.tsv"), "--pool: not with --review"),
     (("--order", "random"), "--order: not with --review"),
-    (("--stop", "quant"), "invalid choice: 'quant'"),
+    (("--stop", "guess"), "invalid choice: 'guess'"),
     (("--recall-target", "1"), "--recall-target: '1' is not a number strictly between 0 and 1"),
 ])
 def test_init_review_refuses_bad_options(files, capsys, argv, message):

@@ -13,9 +13,13 @@ import pytest
 
 from pooljudge.cli import main
 from tests.annotate.conftest import small_collection
+from tests.autojudge import conftest as judges
+from tests.autojudge.conftest import KEY, KEY_VAR
 from tests.support.openai_server import FakeOpenAI
 
-from .conftest import KEY, KEY_VAR
+# the automatic judges' fixtures (tests/autojudge/conftest.py), before tests/cli/conftest.py's
+api_key, db_url, engine, make_campaign = (
+    judges.api_key, judges.db_url, judges.engine, judges.make_campaign)
 
 N_TOPICS, N_DOCS = 10, 12
 RELEVANT_DOCS = (0, 1)  # people call d0 and d1 relevant (label 2), every other doc 0
