@@ -97,7 +97,7 @@ def label_sources(judgments: pd.DataFrame, scale: Sequence[int], *, automatic: s
     if people.empty:
         human = pd.DataFrame({"topic": [], "doc": [], "label": []}).astype({"label": np.int64})
     else:
-        human = consensus_qrels(people, scale, policy)[0]
+        human = consensus_qrels(people, tuple(scale), policy)[0]
     auto = auto.astype({"topic": str, "doc": str, "label": np.int64}).reset_index(drop=True)
     return human.astype({"topic": str, "doc": str}), auto
 
@@ -217,7 +217,7 @@ def _by_suggestion(pairs: pd.DataFrame, values: list[int], relevant: int) -> pd.
     pairs where one did (anchoring shows as higher agreement with suggestions)."""
     shown = (pairs["suggestion_shown"].to_numpy(bool) if "suggestion_shown" in pairs
              else np.zeros(len(pairs), dtype=bool))
-    rows = []
+    rows: list[dict[str, object]] = []
     for subset, keep in zip(SUGGESTION_SUBSETS, (np.ones_like(shown), ~shown, shown),
                             strict=True):
         chosen = pairs[keep]

@@ -76,13 +76,22 @@ def sample_of(r: Ranking, m: Measure) -> Sample:
         raise UsageError(f"measure {m} estimates from sampled judgments: give the prels "
                          "(pooljudge eval --prels FILE; "
                          "pooljudge.metrics.evaluate(..., prels=frame))")
+    p, row = r.prels, r.prels_row
+
     def compute() -> Sample:
-        p, row = r.prels, r.prels_row
         weight, label, inclusion = p.cached("sample_rows", lambda: _sample_rows(p))
         return Sample(p, row, weight[row], label[row], inclusion[row])  # row -1: the last
 
     sample = r._cached(("sample", id(r.prels)), compute)
     return sample if sample.prels is r.prels else compute()
+
+
+def prels_of(r: Ranking) -> tuple[Prels, np.ndarray]:
+    """The ranking's prels and, per ranked document, its prels row (-1 outside the pool), for
+    code reached after :func:`sample_of` checked them; ValueError for a ranking without."""
+    if r.prels is None or r.prels_row is None:
+        raise ValueError("the ranking was joined without prels")
+    return r.prels, r.prels_row
 
 
 def _sample_rows(p: Prels) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -115,9 +124,10 @@ def pooled_above(r: Ranking, level: int) -> np.ndarray:
     """Per ranked document, the pooled documents of stratum ``level`` ranked above it (A_c of
     xinfAP; cached per ranking, and given by a bootstrap's stacked ranking that drops the unjudged
     pooled documents)."""
+    p, row = prels_of(r)
+
     def compute() -> np.ndarray:
-        row = r.prels_row
-        inside = (row >= 0) & (r.prels.stratum[np.maximum(row, 0)] == level)
+        inside = (row >= 0) & (p.stratum[np.maximum(row, 0)] == level)
         return _running(r, inside) - inside
 
     return r._cached(("pooled_above", int(level)), compute)
@@ -136,7 +146,7 @@ def stat_precision(r: Ranking, m: Measure) -> np.ndarray:
     """
     s = sample_of(r, m)
     relevant = s.label >= m["rel"]
-    return r.per_topic(s.weight / s.inclusion, relevant & r.top(int(m.cutoff))) / m.cutoff
+    return r.per_topic(s.weight / s.inclusion, relevant & r.top(m.k)) / m.cutoff
 
 
 def stat_ap(r: Ranking, m: Measure) -> np.ndarray:
@@ -259,7 +269,7 @@ def ideal_table(r: Ranking, m: Measure, counts: np.ndarray, row_gain: np.ndarray
                 ) -> tuple[np.ndarray, np.ndarray]:
     """(positive gain levels, descending; per topic and level the rounded sum of ``counts``),
     cached per prels and measure."""
-    p = r.prels
+    p, _ = prels_of(r)
 
     def ideal() -> tuple[np.ndarray, np.ndarray]:
         levels = np.unique(row_gain[row_gain > 0])[::-1]  # a column per positive gain, descending
@@ -271,7 +281,7 @@ def ideal_table(r: Ranking, m: Measure, counts: np.ndarray, row_gain: np.ndarray
     return p.cached(("ideal", m.name, repr(m["gains"])), ideal)
 
 
-def ideal_dcg(levels: np.ndarray, table: np.ndarray, cutoff: int | None) -> np.ndarray:
+def ideal_dcg(levels: np.ndarray, table: np.ndarray, cutoff: float | None) -> np.ndarray:
     """Per topic, the DCG of ``table[t, l]`` documents of gain ``levels[l]`` sorted by gain
     (cut at ``cutoff`` when given)."""
     end = np.cumsum(table, axis=1)

@@ -64,7 +64,7 @@ BATCH_ROWS = 1 << 19  # ranked documents measured at once when a run is read in 
 
 
 def score(
-    qrels: Qrels, name: str, run: RunColumns, measures: Sequence[Measure], *,
+    qrels: Qrels, name: str, run: RunColumns | Labelled, measures: Sequence[Measure], *,
     judged_only: bool = False, compat: Compat = DEFAULT_COMPAT, prels: Prels | None = None,
     se: bool | str = False, seed: int = 0,
 ) -> RunResult:

@@ -10,6 +10,8 @@ the ideal (positions beyond M add nothing). A topic the run skipped has n = 0.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from pooljudge.metrics.gains import GAINS_PARAM, gain_of, ideal, prefix_at, prefix_sums
 from pooljudge.metrics.join import Ranking
@@ -200,7 +202,7 @@ def _trec_rbp(name: str, text: str) -> Measure:
     """trec_eval's ``rbp.p=0.8,2=3`` parameters: ``p`` and (for rbp) level=gain pairs."""
     given = dict(trec_pairs(text))
     p = given.pop("p", None)
-    params = {} if p is None else {"p": p}
+    params: dict[str, Any] = {} if p is None else {"p": p}
     if given:
         params["gains"] = list(given.items())
     return make(name, **params)

@@ -94,13 +94,15 @@ class Ranking:
 
         return self._cached(("so_far", rel), compute)
 
-    def per_topic(self, values: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+    def per_topic(self, values: np.ndarray | float, mask: np.ndarray | None = None
+                  ) -> np.ndarray:
         """Sum ``values`` (array over ranked documents, or a scalar) per topic, where ``mask``."""
         topic = self.topic if mask is None else self.topic[mask]
         if np.ndim(values) == 0:
             return np.bincount(topic, minlength=self.n_topics).astype(np.float64) * values
-        weights = values if mask is None else values[mask]
-        return np.bincount(topic, weights=weights, minlength=self.n_topics)
+        array = np.asarray(values)  # an array already: no copy
+        return np.bincount(topic, weights=array if mask is None else array[mask],
+                           minlength=self.n_topics)
 
     def top(self, k: int) -> np.ndarray:
         """Per ranked document, whether it is within the top ``k`` of its topic."""

@@ -67,6 +67,7 @@ from pooljudge.metrics.estimators import (
     ideal_table,
     inferred_ndcg_inputs,
     pooled_above,
+    prels_of,
     sample_of,
     stat_ndcg_inputs,
 )
@@ -128,8 +129,9 @@ def gradient(r: Ranking, m: Measure) -> np.ndarray:
 
 def _rows(r: Ranking, values: np.ndarray) -> np.ndarray:
     """Per prels row, the sum of ``values`` (over ranked documents) of the documents on it."""
-    inside = r.prels_row >= 0
-    return np.bincount(r.prels_row[inside], weights=values[inside], minlength=len(r.prels.label))
+    p, row = prels_of(r)
+    inside = row >= 0
+    return np.bincount(row[inside], weights=values[inside], minlength=len(p.label))
 
 
 def _below(r: Ranking, values: np.ndarray) -> np.ndarray:
@@ -149,7 +151,7 @@ def _ratio(p: Prels, num: np.ndarray, den: np.ndarray, d_num: np.ndarray, d_den:
 def stat_precision_gradient(r: Ranking, m: Measure) -> np.ndarray:
     """statPrec@k: ∂θ̂/∂w_d = rel_d [d in the top k] / (k π_d)."""
     s = sample_of(r, m)
-    top = np.where(s.label >= m["rel"], r.top(int(m.cutoff)) / m.cutoff, 0.0)
+    top = np.where(s.label >= m["rel"], r.top(m.k) / m.cutoff, 0.0)
     return _rows(r, top) / s.prels.inclusion
 
 
@@ -240,10 +242,10 @@ def ndcg_parts(r: Ranking, m: Measure) -> tuple[np.ndarray, ...]:
     levels, table = ideal_table(r, m, counts, row_gain)
     best = ideal_dcg(levels, table, m.cutoff)
     step = np.zeros_like(table)
-    for column in range(len(levels)):  # few gain levels
+    for at in range(len(levels)):  # few gain levels
         more = table.copy()
-        more[:, column] += 1.0
-        step[:, column] = ideal_dcg(levels, more, m.cutoff) - best
+        more[:, at] += 1.0
+        step[:, at] = ideal_dcg(levels, more, m.cutoff) - best
     column = np.searchsorted(-levels, -row_gain)
     positive = (row_gain > 0) & (p.topic >= 0)
     row_step = np.zeros(len(row_gain))
@@ -266,7 +268,7 @@ def ndcg_parts(r: Ranking, m: Measure) -> tuple[np.ndarray, ...]:
 
 def ndcg_gradient(r: Ranking, m: Measure) -> np.ndarray:
     """statNDCG or infNDCG: (∂DĈG − θ̂ ∂IDĈG)/IDĈG (module docstring)."""
-    return _ratio(r.prels, *ndcg_parts(r, m))
+    return _ratio(prels_of(r)[0], *ndcg_parts(r, m))
 
 
 GRADIENTS = {"statPrec": stat_precision_gradient, "statAP": stat_ap_gradient,

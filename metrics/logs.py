@@ -146,7 +146,7 @@ def _expand(order: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     sizes = lengths[order]
     total = int(sizes.sum())
     kind = np.int32 if int(lengths.sum()) < 2**31 else np.int64
-    rows = np.arange(total, dtype=kind)
+    rows: np.ndarray = np.arange(total, dtype=kind)
     rows += np.repeat((starts[order] - (np.cumsum(sizes) - sizes)).astype(kind), sizes)
     return rows
 

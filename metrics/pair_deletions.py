@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
-from pooljudge.metrics.estimators import ideal_dcg
+from pooljudge.metrics.estimators import ideal_dcg, prels_of
 from pooljudge.metrics.join import Ranking
 from pooljudge.metrics.linearised import (
     _below,
@@ -53,8 +53,9 @@ def _stat_ap_pairs(r: Ranking, m: Measure) -> Pairs:
     1/(π_d π_e max(r_d, r_e)) for two ranked rows."""
     p, num, den, d_num, relevant = _stat_ap_parts(r, m)
     rank = np.zeros(len(p.label))
-    inside = r.prels_row >= 0
-    rank[r.prels_row[inside]] = r.rank[inside]
+    _, prels_row = prels_of(r)
+    inside = prels_row >= 0
+    rank[prels_row[inside]] = r.rank[inside]
 
     def deleted_two(d: np.ndarray, e: np.ndarray) -> np.ndarray:
         t = p.topic[d]
@@ -164,8 +165,8 @@ def _xinf_ap_pairs(r: Ranking, m: Measure) -> Pairs:
     # sums strictly below each ranked document of B_L^drop over the documents of stratum index
     # M (M = -1: every stratum); point: B_L^drop itself for one row taken (drop 0 or 1)
     width = len(s.row) + 1
-    below = np.zeros((len(DROPS) * strata * (strata + 1), width))
-    point = np.zeros((2 * strata, width))
+    below: np.ndarray = np.zeros((len(DROPS) * strata * (strata + 1), width))
+    point: np.ndarray = np.zeros((2 * strata, width))
     for drop, (a, b) in enumerate(DROPS):
         for at_level, (_, docs, rels, nons) in enumerate(counts):
             values = coef * docs * (_f(rels - a, nons - b) - _f(rels, nons))

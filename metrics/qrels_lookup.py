@@ -184,7 +184,7 @@ def _key_table(qrels: Qrels) -> _KeyTable:
     bits = max(3, (4 * n - 1 if n <= _LARGE else 2 * n - 1).bit_length())
     mask, shift = (1 << bits) - 1, np.uint64(64 - bits)
     table_keys = np.zeros(mask + 1, dtype=np.uint64)
-    table_rows = np.full(mask + 1, -1, dtype=np.int32 if n < (1 << 31) else np.int64)
+    table_rows: np.ndarray = np.full(mask + 1, -1, dtype=np.int32 if n < (1 << 31) else np.int64)
     waiting, slot = np.arange(n), _first_slot(keys, shift)
     while len(waiting):
         free = table_rows[slot] < 0

@@ -7,6 +7,8 @@ every measure here; a topic with R = 0 scores 0 on every measure that divides by
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 from pooljudge.metrics.compat import Compat
 from pooljudge.metrics.gains import GAINS_PARAM, gain_of, ideal
@@ -135,7 +137,7 @@ def relative_precision(r: Ranking, m: Measure) -> np.ndarray:
     """RelP@k = (sum_{i<=k} rel_i) / min(k, R): precision up to k = R, recall beyond; 0 when
     R = 0 (trec_eval's relative_P_k)."""
     num_rel = r.qrels.num_rel(m["rel"])
-    return safe_divide(_relevant_count(r, m), np.minimum(num_rel, int(m.cutoff)))
+    return safe_divide(_relevant_count(r, m), np.minimum(num_rel, m.k))
 
 
 def r_precision_mult(r: Ranking, m: Measure) -> np.ndarray:
@@ -180,7 +182,7 @@ def interpolated_precision(r: Ranking, m: Measure) -> np.ndarray:
     x * R in double precision: the value is max_{j >= max(c, 1)} j / rank_j over the retrieved
     relevant documents j; 0 when fewer than c were retrieved or none was.
     """
-    return _iprec(r, m["rel"], float(m.cutoff))
+    return _iprec(r, m["rel"], float(m.required_cutoff))
 
 
 def eleven_point(r: Ranking, m: Measure) -> np.ndarray:
@@ -197,7 +199,7 @@ def eleven_point(r: Ranking, m: Measure) -> np.ndarray:
 
 def trec_pairs(text: str) -> list[tuple[str, str]]:
     """trec_eval's ``1=3,2=9`` parameter pairs as [("1", "3"), ("2", "9")]."""
-    return [tuple(item.split("=", 1)) for item in text.split(",")]
+    return [(key, value) for key, _, value in (item.partition("=") for item in text.split(","))]
 
 
 def needed_relevant(level: float, num_rel: np.ndarray, compat: Compat) -> np.ndarray:
@@ -227,7 +229,8 @@ def _iprec(r: Ranking, rel: int, level: float) -> np.ndarray:
 
 
 def _register() -> None:
-    cut, opt = "required", "optional"
+    cut: Literal["required"] = "required"
+    opt: Literal["optional"] = "optional"
     rel = (REL_PARAM,)
     for spec in (
         Spec("P", precision, "precision at k", rel, cut),

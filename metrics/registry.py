@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -108,6 +108,7 @@ class MapOf:
         return f"a map {{{self.key.__name__}:{self.value.__name__},...}}"
 
     def __call__(self, given: Any) -> tuple[tuple[Any, Any], ...]:
+        pairs: Sequence[Sequence[Any]]
         if isinstance(given, str):
             pairs = [item.split(":") for item in _braced(given)]
             if any(len(pair) != 2 for pair in pairs):
@@ -178,6 +179,19 @@ class Measure:
     def spec(self) -> Spec:
         return spec_of(self)
 
+    @property
+    def k(self) -> int:
+        """The cutoff as a rank, for a measure whose cutoff is required (ValueError when it was
+        given none)."""
+        return int(self.required_cutoff)
+
+    @property
+    def required_cutoff(self) -> int | float:
+        """The cutoff of a measure whose cutoff is required (ValueError when it was given none)."""
+        if self.cutoff is None:
+            raise ValueError(f"measure {self} has no cutoff")
+        return self.cutoff
+
 
 _SPECS: dict[str, Spec] = {}
 _ALIASES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Measure]]] = []
@@ -207,19 +221,21 @@ def spec_of(measure: Measure) -> Spec:
     return _SPECS[measure.name]
 
 
-def make(name: str, cutoff: int | float | None = None, **params: Any) -> Measure:
-    """A validated, canonical measure. Raises InputError for a bad parameter or cutoff."""
+def make(name: str, cutoff: int | float | str | None = None, **params: Any) -> Measure:
+    """A validated, canonical measure (``cutoff`` may be given as text, converted like a
+    parameter). Raises InputError for a bad parameter or cutoff."""
     spec = _SPECS.get(name)
     if spec is None:
         raise InputError(_unknown(name))
     if cutoff is None and spec.cutoff == "required":
         raise InputError(f"measure {name} needs a cutoff, e.g. {name}@10")
+    converted: int | float | None = None
     if cutoff is not None:
         if spec.cutoff == "none":
             raise InputError(f"measure {name} takes no cutoff")
-        cutoff = _convert(name, "cutoff", spec.cutoff_kind, cutoff)
-        if not spec.cutoff_valid(cutoff):
-            raise InputError(f"measure {name}: cutoff {cutoff} is out of range")
+        converted = _convert(name, "cutoff", spec.cutoff_kind, cutoff)
+        if not spec.cutoff_valid(converted):
+            raise InputError(f"measure {name}: cutoff {converted} is out of range")
     declared = {p.name: p for p in spec.params}
     unknown = sorted(set(params) - set(declared))
     if unknown:
@@ -235,7 +251,7 @@ def make(name: str, cutoff: int | float | None = None, **params: Any) -> Measure
                              f"({param.rule})")
         if value != param.default:
             canonical.append((param.name, value))
-    return Measure(name, tuple(canonical), cutoff)
+    return Measure(name, tuple(canonical), converted)
 
 
 def parse(text: str) -> Measure:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 from pooljudge.metrics.eval_inputs import parse_all
@@ -66,7 +67,9 @@ def count_names(measures: Sequence[Measure]) -> list[str]:
 def with_counts(result: RunResult, ks: Iterable[int]) -> RunResult:
     """``result`` with a ``short@k`` value per topic (1.0 when fewer than k documents were
     returned, else 0.0) and its summary (the number of such topics) for each ``k``."""
-    values, summary = dict(result.values), dict(result.summary)
+    # keyed by the measures and, for display only, the Count columns
+    values: dict[Any, np.ndarray] = dict(result.values)
+    summary: dict[Any, float] = dict(result.summary)
     for k in ks:
         short = (np.asarray(result.returned) < k).astype(np.float64)
         values[Count(short_name(k))] = short

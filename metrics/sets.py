@@ -95,7 +95,7 @@ def judged(r: Ranking, m: Measure) -> np.ndarray:
 
     Any qrels line counts as a judgment, negative labels included; 0 when nothing was returned.
     """
-    k = int(m.cutoff)
+    k = m.k
     count = r.per_topic(1.0, r.top(k) & (r.labels != UNJUDGED))
     return safe_divide(count, np.minimum(r.returned, k))
 
@@ -107,7 +107,7 @@ def unjudged(r: Ranking, m: Measure) -> np.ndarray:
     only documents without any qrels line count. So with k documents returned, Judged@k +
     Unjudged@k = 1 exactly when no negative label is in the top k (always under compat "9").
     """
-    k = int(m.cutoff)
+    k = m.k
     unjudged = r.labels == UNJUDGED if r.compat == "9" else r.labels < 0
     return r.per_topic(1.0, r.top(k) & unjudged) / k
 

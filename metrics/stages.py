@@ -29,7 +29,7 @@ each group, and a group whose step lost significantly is flagged
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -172,7 +172,7 @@ def _as_manifest(manifest: str | os.PathLike[str] | Manifest | pd.DataFrame,
     return read_manifest(manifest, names=given.keys())
 
 
-def _runs(needed: Sequence[str], given: Mapping, manifest: Manifest
+def _runs(needed: Iterable[str], given: Mapping, manifest: Manifest
           ) -> Iterator[tuple[str, RunColumns]]:
     """Each needed run once, as checked columns: given in memory, else read from its file."""
     for run in needed:
@@ -318,7 +318,7 @@ def _summary(rows: pd.DataFrame, n_resamples: int, seed: int) -> pd.DataFrame:
         })
     table = pd.DataFrame.from_records(records, columns=[c for c in SUMMARY_COLUMNS
                                                         if not c.endswith("_holm")])
-    for test in ("t_p", "perm_p"):
-        table[f"{test}_holm"] = table.groupby("measure", sort=False)[test].transform(
+    for column in ("t_p", "perm_p"):
+        table[f"{column}_holm"] = table.groupby("measure", sort=False)[column].transform(
             lambda p: holm(p.to_numpy()))
     return table[SUMMARY_COLUMNS]

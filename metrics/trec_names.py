@@ -140,9 +140,9 @@ def _set_f(values: tuple[float, ...], ctx: _Context) -> Measure:
     return _make(ctx, "SetF", beta=math.sqrt(values[0]))
 
 
-def _gains(pairs: tuple[tuple[str, float], ...]) -> dict[str, dict[int, float]]:
-    """``level=gain`` pairs whose level is an integer (others are ignored, as trec_eval does);
-    the first gain given for a level wins."""
+def _gains(pairs: tuple[tuple[str, float], ...]) -> dict[str, Any]:
+    """``make``'s keyword ``gains``: the ``level=gain`` pairs whose level is an integer (others
+    are ignored, as trec_eval does); the first gain given for a level wins."""
     gains: dict[int, float] = {}
     for level, gain in pairs:
         if re.fullmatch(r"[+-]?\d+", level):
@@ -295,8 +295,8 @@ def _entries(family: _Family, raw: str | None, ctx: _Context) -> list[Entry]:
         return [entry(f"{family.name}_{k}", family.build(k, ctx)) for k in cuts]
     if family.kind == "double_cuts":
         cuts = family.default if raw is None else _double_cutoffs(raw)
-        nan = family.name == "iprec_at_recall"
-        return [entry(f"{family.name}_{x:3.2f}", family.build(x, ctx), (x,) if nan else ())
+        at_recall = family.name == "iprec_at_recall"
+        return [entry(f"{family.name}_{x:3.2f}", family.build(x, ctx), (x,) if at_recall else ())
                 for x in cuts]
     name = family.name if raw is None else f"{family.name}_{raw}"
     if family.kind == "doubles":

@@ -53,7 +53,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
-from pooljudge.metrics.estimators import needs_prels, pooled_above, sample_of
+from pooljudge.metrics.estimators import needs_prels, pooled_above, prels_of, sample_of
 from pooljudge.metrics.join import Ranking
 from pooljudge.metrics.linearised import hajek_variance
 from pooljudge.metrics.prels import Prels
@@ -101,9 +101,10 @@ def standard_errors(r: Ranking, measures: Sequence[Measure], *,
             booted.append(measure)
     if booted:
         draws = {m: np.empty((replicates, r.n_topics)) for m in booted}
+        p, _ = prels_of(r)
         with reusing_freed_memory():  # mid-sized temporaries
-            for first, batch in r.prels.cached(("bootstrap", replicates, seed),
-                                               lambda: _replicated(r.prels, replicates, seed)):
+            for first, batch in p.cached(("bootstrap", replicates, seed),
+                                         lambda: _replicated(p, replicates, seed)):
                 for measure, values in estimates_under(r, booted, batch).items():
                     draws[measure][first:first + batch.copies] = values
         for measure in booted:  # spreads of round-off only (running sums over all replicates) are 0
@@ -116,7 +117,7 @@ def standard_errors(r: Ranking, measures: Sequence[Measure], *,
 def _judged_only(r: Ranking) -> _Stacked:
     """The ranking reduced to its judged pooled documents (one replicate of the observed
     weights, :func:`stacked_ranking`): what the influences read, a tenth of the documents."""
-    p = r.prels
+    p, _ = prels_of(r)
     return stacked_ranking(r, p.cached("observed", lambda: stack_weights(p, p.weight[None, :])))
 
 
@@ -126,7 +127,7 @@ def stat_precision_se(r: Ranking, m: Measure) -> np.ndarray:
     s = sample_of(r, m)
     p = s.prels
     in_top = np.zeros(len(p.label), dtype=bool)
-    in_top[s.row[(s.row >= 0) & r.top(int(m.cutoff))]] = True
+    in_top[s.row[(s.row >= 0) & r.top(m.k)]] = True
     y = np.where(in_top & (p.label >= m["rel"]), 1.0, 0.0) / m.cutoff / p.inclusion
     return np.sqrt(hajek_variance(p, y, r.n_topics))
 
@@ -226,10 +227,10 @@ def stacked_ranking(r: Ranking, batch: _Batch) -> _Stacked:
     reads, besides their ranks and xinfAP's counts of pooled documents above, which are kept:
     :func:`pooljudge.metrics.estimators.pooled_above`), repeated once per replicate of ``batch`` and
     joined with its stacked prels."""
-    p, copies, topics = r.prels, batch.copies, r.n_topics
+    (p, prels_row), copies, topics = prels_of(r), batch.copies, r.n_topics
     shift = np.arange(copies)[:, None]
-    kept = np.flatnonzero((r.prels_row >= 0) & p.judged[np.maximum(r.prels_row, 0)])
-    row = r.prels_row[kept]
+    kept = np.flatnonzero((prels_row >= 0) & p.judged[np.maximum(prels_row, 0)])
+    row = prels_row[kept]
     stacked_row = (batch.where[row][None, :] + batch.step[row] * shift).ravel()
     drawn = batch.prels.weight[stacked_row] > 0  # a row of weight 0 is not in that replicate
     topic = (r.topic[kept][None, :] + topics * shift).ravel()[drawn]

@@ -86,6 +86,7 @@ def walk_mtf(arms: _Arms, oracle: Oracle, rng: np.random.Generator) -> Walk:
     while active := arms.active():
         run = max(active, key=lambda r: (priority[r], -r))
         doc = arms.head(run)
+        assert doc is not None  # an active run has an unjudged document
         label = arms.judge(doc, oracle)
         yield doc, label
         if label is None or label < arms.rel:
@@ -102,6 +103,7 @@ def walk_maxmean(
         ties = [r for r, mean in zip(active, means, strict=True) if mean == best]
         run = ties[0] if len(ties) == 1 else ties[int(rng.integers(len(ties)))]
         doc = arms.head(run)
+        assert doc is not None  # an active run has an unjudged document
         yield doc, arms.judge(doc, oracle)
 
 
@@ -114,7 +116,18 @@ def walk_thompson(
         misses = np.array([arms.seen[r] for r in active], dtype=float) - hits
         run = active[int(np.argmax(rng.beta(hits + alpha, misses + beta)))]
         doc = arms.head(run)
+        assert doc is not None  # an active run has an unjudged document
         yield doc, arms.judge(doc, oracle)
+
+
+def _no_labels(doc: int) -> int | None:
+    """The oracle of a planning run without truth: every document unjudged."""
+    return None
+
+
+def _labels_from(labels: list[int], start: int) -> Oracle:
+    """The oracle reading a topic's labels from ``labels``, its documents from row ``start``."""
+    return lambda doc: labels[start + doc]
 
 
 class AdaptivePolicy(PolicyBase):
@@ -173,8 +186,7 @@ class AdaptivePolicy(PolicyBase):
         order = np.zeros(len(self.pool.pairs), dtype=np.int64)
         for topic in self._topics:
             start = self._first_row[topic]
-            oracle: Oracle = (lambda d: None) if labels is None else (
-                lambda d, s=start: labels[s + d])
+            oracle = _no_labels if labels is None else _labels_from(labels, start)
             for step, (doc, _) in enumerate(self._walk(topic, oracle), start=1):
                 order[start + doc] = step
         return order

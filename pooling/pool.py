@@ -24,7 +24,7 @@ memory holds the candidates, not whole runs. The rest is integer work on diction
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypeAlias
 
 import numpy as np
 import pyarrow as pa
@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 __all__ = ["PairColumns", "Pool", "apply_budget", "budget_rows", "build_pool", "pool_table",
            "top_candidates", "topic_order"]
 
-RunInput = "RunColumns | pd.DataFrame"
+RunInput: TypeAlias = "RunColumns | pd.DataFrame"
 ENTRY_COLUMNS = ("pair", "run", "rank", "score", "norm")
 
 
@@ -108,19 +108,19 @@ class Pool:
     @property
     def n_pairs(self) -> int:
         """Number of pooled pairs."""
-        return len(self._pairs) if self._columns is None else len(self._columns.topic)
+        return len(self.pairs) if self._columns is None else len(self._columns.topic)
 
     def pair_column(self, name: str) -> np.ndarray:
         """A numeric column of the pairs (``best_rank`` or ``n_runs``) as numpy."""
-        if self._columns is None:
-            return self._pairs[name].to_numpy()
+        if self._columns is None:  # the frame was given
+            return self.pairs[name].to_numpy()
         return getattr(self._columns, name)
 
     def pair_text(self, name: str) -> pa.Array:
         """A text column of the pairs (``topic``, ``doc`` or ``runs``) as Arrow strings (a
         frame's column as Arrow infers it)."""
         if self._columns is None:
-            return pa.array(self._pairs[name].to_numpy(dtype=object), from_pandas=True)
+            return pa.array(self.pairs[name].to_numpy(dtype=object), from_pandas=True)
         if name == "topic":
             return take(self._columns.topic_ids, int_array(self._columns.topic))
         return getattr(self._columns, name)
@@ -137,7 +137,7 @@ class Pool:
         if self._columns is None:
             import pandas as pd
 
-            return list(pd.unique(self._pairs["topic"]))
+            return list(pd.unique(self.pairs["topic"]))
         return self._columns.topic_ids.to_pylist()
 
     def topic_codes(self) -> np.ndarray:
@@ -145,7 +145,7 @@ class Pool:
         if self._columns is None:
             import pandas as pd
 
-            return pd.Categorical(self._pairs["topic"], categories=self.topics).codes.astype(
+            return pd.Categorical(self.pairs["topic"], categories=self.topics).codes.astype(
                 np.int64)
         return self._columns.topic
 

@@ -272,7 +272,10 @@ def sample_table(pool: Pool, design: Design, *, budget: int | None, seed: int,
 
 def stratum_summary(sample: pd.DataFrame | pa.Table, design: Design) -> pd.DataFrame:
     """Per stratum of a sampled pool's frame (or table): its ranks, the population (pairs over
-    all topics), the pairs sampled, and the smallest, mean and largest π."""
+    all topics), the pairs sampled, and the smallest, mean and largest π. ValueError for a
+    design that names no depth (give ``design.at_depth(pool.depth)``)."""
+    if design.depth is None:
+        raise ValueError(f"the design {design} names no depth")
     if isinstance(sample, pa.Table):
         import pandas as pd
 

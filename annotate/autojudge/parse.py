@@ -53,6 +53,7 @@ def parse_label(reply: str | None, scale: LabelScale) -> ParsedLabel:
         text = fenced.group(1).strip()
     if not text:
         raise InvalidReply("empty reply")
+    reason: object  # the JSON's "reason" may be any value; _reason makes it text or None
     try:
         data = json.loads(text)
     except (json.JSONDecodeError, RecursionError):

@@ -49,6 +49,7 @@ from pooljudge.annotate.store.calibration import (
     suggestions_shown,
 )
 from pooljudge.annotate.store.campaigns import (
+    CampaignSummary,
     campaign_keymap,
     campaign_summary,
     create_campaign,
@@ -182,6 +183,7 @@ __all__ = [
     "SAMPLE_COLUMNS",
     "SESSION_HOURS",
     "CampaignJudgmentRows",
+    "CampaignSummary",
     "Credential",
     "DuplicateWrite",
     "NotAllowed",

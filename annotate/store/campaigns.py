@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import TypedDict
 
 import numpy as np
 import pandas as pd
@@ -38,8 +39,8 @@ from pooljudge.errors import InputError, UsageError, has_control
 from pooljudge.formats.collection import check_pool_members
 from pooljudge.formats.passages import pooled_passages
 
-__all__ = ["campaign_keymap", "campaign_summary", "create_campaign", "get_campaign",
-           "list_campaigns"]
+__all__ = ["CampaignSummary", "campaign_keymap", "campaign_summary", "create_campaign",
+           "get_campaign", "list_campaigns"]
 
 _TOPIC_COLUMNS = ("id", "title", "description", "narrative")
 _DOCUMENT_COLUMNS = ("id", "title", "text")
@@ -174,7 +175,24 @@ def list_campaigns(session: Session) -> list[CampaignInfo]:
     return [campaign_info(row) for row in rows]
 
 
-def campaign_summary(session: Session, *, campaign: str) -> dict[str, object]:
+class CampaignSummary(TypedDict):
+    """What :func:`campaign_summary` gives."""
+
+    name: str
+    topics: int
+    documents: int
+    pairs: int
+    overlap: int
+    order: str
+    assign_mode: str
+    annotators: int
+    complete_pairs: int
+    judgments_needed: int
+    judgments_done: int
+    judgment_rows: int
+
+
+def campaign_summary(session: Session, *, campaign: str) -> CampaignSummary:
     """Counts for ``campaigns list|show``: topics, documents, pairs, complete pairs (judged by K
     participants), judgments needed (pairs × K) and done (capped at K per pair), annotators,
     judgment rows (every kind and version)."""

@@ -54,7 +54,7 @@ _ISO_TIME = (r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?"
 
 def import_judgments(
     session: Session, *, campaign: str, frame: pd.DataFrame, path: str | None = None,
-    lines: Sequence[int] | None = None, label_sources: Iterable[str] = (),
+    lines: Sequence[int] | np.ndarray | None = None, label_sources: Iterable[str] = (),
     source: str = "import",
 ) -> int:
     """Store the rows of ``frame`` (columns annotator, topic, doc, label; optional time,

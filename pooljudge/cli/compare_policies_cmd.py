@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import TYPE_CHECKING
 
 from pooljudge.annotate.consensus_policies import DEFAULT_TIES, TIES
 from pooljudge.cli import Subcommands
 from pooljudge.cli.options import add_db_option, add_format_option, add_measure_option, summary
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 HELP = "run rankings under each consensus policy, with tau, tau_AP and the flipped pairs"
 DEFAULT = ("AP", "nDCG@10")
@@ -71,7 +75,8 @@ def _automatic_policies(frame) -> list[str]:
     return [f"human-else-automatic:{name}" for name in sorted(set(votes["annotator"]))]
 
 
-def _compare(means: dict):
+def _compare(means: dict[str, pd.DataFrame]
+             ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """(summary per policy and measure, ranks per run, flipped pairs) against majority."""
     import pandas as pd
 

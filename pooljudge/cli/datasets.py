@@ -139,10 +139,17 @@ def collection(args: argparse.Namespace, pool: pd.DataFrame) -> tuple[pd.DataFra
     from pooljudge.formats.collection import read_documents, read_topics
 
     dataset = open_dataset(args)
-    topics = read_topics(args.topics) if args.topics else dataset.topics()
+    topics = read_topics(args.topics) if args.topics else _required(dataset, "--topics").topics()
     if args.docs:
         return topics, read_documents(args.docs)
     queued = pool["doc"]
     if "sampled" in pool.columns:
         queued = queued[pool["sampled"].to_numpy() == 1]
-    return topics, dataset.documents(queued)
+    return topics, _required(dataset, "--docs").documents(queued)
+
+
+def _required(dataset: IrdsDataset | None, option: str) -> IrdsDataset:
+    """``dataset`` where ``option`` was not given (:func:`check_collection` made sure of it)."""
+    if dataset is None:
+        raise UsageError(f"{option}: required (or --dataset ID)")
+    return dataset

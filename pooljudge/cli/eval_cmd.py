@@ -9,7 +9,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pooljudge.cli import Subcommands
 from pooljudge.cli.datasets import add_dataset_option, qrels_and_runs, qrels_name
@@ -30,9 +30,11 @@ from pooljudge.ground.progress import progress
 ERROR_COLUMNS = ("se", "ci_low", "ci_high")
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
     from pooljudge.metrics.qrels_lookup import Qrels
+    from pooljudge.metrics.registry import Measure
     from pooljudge.metrics.results import RunResult
 
 HELP = "evaluate runs against qrels (trec_eval -c numbers, unjudged rates beside them)"
@@ -213,7 +215,7 @@ def _refuse_with_units(args: argparse.Namespace) -> None:
                              "--units")
 
 
-def _score_units(args: argparse.Namespace, source: object, measures: Sequence,
+def _score_units(args: argparse.Namespace, source: str | pd.DataFrame, measures: Sequence,
                  seen: Callable[[RunResult], None]) -> tuple[Qrels, list[RunResult], str]:
     """Qrels and runs moved to the level asked for (:mod:`pooljudge.cli.units_inputs`), each
     run read whole, then scored like any run; also the level."""
@@ -224,9 +226,12 @@ def _score_units(args: argparse.Namespace, source: object, measures: Sequence,
     from pooljudge.metrics.evaluate import score
 
     units = load_units(args, "eval")
-    named = isinstance(source, str)
-    frame, level = qrels_at(read_qrels(source) if named else source, units, args.level,
-                            path=source if named else qrels_name(args), command="eval")
+    assert units is not None  # called with --units
+    if isinstance(source, str):
+        given, path = read_qrels(source), source
+    else:
+        given, path = source, qrels_name(args)
+    frame, level = qrels_at(given, units, args.level, path=path, command="eval")
     qrels = load_qrels(frame)
     results = []
     for name, run in read_runs(args.runs):
@@ -356,15 +361,17 @@ def _renamed(automatic: Sequence[RunResult]) -> list[RunResult]:
     for result in automatic:
         (measure, values), = result.values.items()
         name = _Automatic(measure)
-        renamed.append(dataclasses.replace(result, values={name: values},
-                                           summary={name: result.summary[measure]}))
+        # RunResult's keys are measures; a column shown under another name stands in for one
+        shown: dict[Any, np.ndarray] = {name: values}
+        summary: dict[Any, float] = {name: result.summary[measure]}
+        renamed.append(dataclasses.replace(result, values=shown, summary=summary))
     return renamed
 
 
 class _Automatic:
     """A measure name shown as ``Automatic@10`` (the values are P@10 against the marks)."""
 
-    def __init__(self, measure) -> None:
+    def __init__(self, measure: Measure) -> None:
         self.measure = measure
 
     def __str__(self) -> str:

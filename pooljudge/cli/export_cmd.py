@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
+    from pooljudge.annotate.consensus_policies import Policy
+
 __all__ = ["load_campaign", "prels_path", "provenance_path", "register", "write_tsv"]
 
 EXPORT_FORMATS = ("trec", "hf")
@@ -245,7 +247,7 @@ def _certificates_note(document: dict | None, path: str | None) -> str:
 
 
 def _write_model(args: argparse.Namespace, frame: pd.DataFrame, scale: tuple[int, ...],
-                 policy: object, files: ExitStack) -> None:
+                 policy: Policy, files: ExitStack) -> None:
     """The model's soft qrels and per-annotator competence, renamed with the other files."""
     from pooljudge.annotate.consensus import fit_policy_model
     from pooljudge.annotate.crowd import posterior_frame, worker_frame

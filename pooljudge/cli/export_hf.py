@@ -22,9 +22,10 @@ from pooljudge.errors import InputError, UsageError
 
 if TYPE_CHECKING:
     import pandas as pd
-    from sqlalchemy.orm import Session
+    from sqlmodel import Session
 
     from pooljudge.annotate.consensus_policies import Policy
+    from pooljudge.annotate.store import CampaignSummary
 
 __all__ = ["JUDGMENT_COLUMNS", "export_hf"]
 
@@ -48,7 +49,7 @@ class _Campaign(NamedTuple):
     judgments: pd.DataFrame
     answers: pd.DataFrame
     sample: pd.DataFrame | None
-    summary: dict[str, object]
+    summary: CampaignSummary
     topics: pd.DataFrame
 
 
@@ -165,7 +166,12 @@ def _agreement(campaign: _Campaign) -> dict[str, float | None]:
     overall = overall_agreement(code_judgments(labels, campaign.scale))
     if not overall["items_shared"]:
         return {}
-    return {"Pairs labelled by two or more": overall["items_shared"],
-            "Fleiss' kappa": overall["fleiss_kappa"],
-            "Krippendorff's alpha (nominal)": overall["krippendorff_alpha_nominal"],
-            "Krippendorff's alpha (ordinal)": overall["krippendorff_alpha_ordinal"]}
+    return {"Pairs labelled by two or more": _figure(overall["items_shared"]),
+            "Fleiss' kappa": _figure(overall["fleiss_kappa"]),
+            "Krippendorff's alpha (nominal)": _figure(overall["krippendorff_alpha_nominal"]),
+            "Krippendorff's alpha (ordinal)": _figure(overall["krippendorff_alpha_ordinal"])}
+
+
+def _figure(value: object) -> float | None:
+    """An agreement figure: overall_agreement's values are a count, a float or None."""
+    return value if isinstance(value, int | float) else None

@@ -204,6 +204,7 @@ def _sample(args: argparse.Namespace) -> int:
     if args.explicit_depth is not None and design.depth != args.explicit_depth:
         raise UsageError(f"--depth {args.explicit_depth} disagrees with --sample {design}, "
                          f"of depth {design.depth}")
+    assert design.depth is not None  # at_depth gave it --depth's (which has a default)
     pool = build_pool(_pool_inputs(args, design.depth)[0], design.depth)
     if args.budget is not None and args.budget >= pool.n_pairs:
         warn("pool", f"--budget {args.budget} covers the whole pool ({pool.n_pairs} pairs): "

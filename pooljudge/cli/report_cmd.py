@@ -42,9 +42,10 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from pooljudge.formats.trec import RunColumns
+    from pooljudge.metrics.compat import Compat
     from pooljudge.metrics.report import ReportData
     from pooljudge.metrics.report_groups import GroupReport
-    from pooljudge.metrics.units import Units
+    from pooljudge.metrics.units import Level, Units
 
 HELP = "write a self-contained HTML evaluation report (scores, unjudged rates, bias, curves)"
 
@@ -183,8 +184,9 @@ def _by_level(args: argparse.Namespace, units: Units, qrels: pd.DataFrame,
                          "runs; give --level doc for a document-level report")
     own_qrels = level_of(qrels["doc"], units, what=f"the qrels {_qrels_path(args)}")
     main = args.level or own_qrels
-    by_level = {}
-    for level in [args.level] if args.level else ["chunk", "doc"]:
+    by_level: dict[str, ReportData] = {}
+    levels: list[Level] = [args.level] if args.level else ["chunk", "doc"]
+    for level in levels:
         moved, _ = qrels_at(qrels, units, level, path=_qrels_path(args),
                              command="report")
         at_level = {name: run_at(name, run, units, level)
@@ -206,7 +208,8 @@ def _qrels_path(args: argparse.Namespace) -> str:
     return qrels_name(args) if args.dataset else args.qrels
 
 
-def _automatic_lines(provenance: str, runs, compat: str) -> tuple[str, ...]:
+def _automatic_lines(provenance: str, runs: dict[str, RunColumns], compat: Compat
+                     ) -> tuple[str, ...]:
     """One line per run: its Automatic@10 (P@10 against the provenance's automatic marks)."""
     from pooljudge.annotate.ppi import AUTOMATIC_AT, automatic_qrels
     from pooljudge.metrics.eval_inputs import load_qrels, parse_all

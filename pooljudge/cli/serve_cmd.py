@@ -43,7 +43,14 @@ __all__ = ["FORWARDED", "register", "run_streamlit", "serve", "streamlit_command
 
 # the ASGI app (app.py behind its door keeper and login exchange) inside the installed package
 # (the folder annotate/ installs as pooljudge.annotate)
-APP = Path(importlib.util.find_spec("pooljudge.annotate").origin).with_name("asgi_app.py")
+def _app_path() -> Path:
+    spec = importlib.util.find_spec("pooljudge.annotate")
+    if spec is None or spec.origin is None:  # pragma: no cover - part of this distribution
+        raise ImportError("pooljudge.annotate is not installed")
+    return Path(spec.origin).with_name("asgi_app.py")
+
+
+APP = _app_path()
 FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 MAX_POOL_SIZE = 1000
 DEFAULT_MAX_UPLOAD_MB = 100  # a ready pool or a few TREC runs of a large collection

@@ -52,21 +52,21 @@ def register(subparsers: Subcommands) -> None:
     parser.add_argument("run", metavar="RUN",
                         help="run file (plain or gzip): topic Q0 doc rank score tag; "
                              "- reads standard input")
-    flag = {"action": "store_true"}
-    parser.add_argument("-q", "--query_eval_wanted", **flag,
+    parser.add_argument("-q", "--query_eval_wanted", action="store_true",
                         help="also print each topic's values, before the summary")
     parser.add_argument("-m", "--measure", action="append", dest="measures",
                         metavar="MEASURE[.PARAMS]",
                         help="a trec_eval measure or set (official, all_trec, set), with "
                              "parameters after a dot; repeat for more. Default: official")
-    parser.add_argument("-c", "--complete_rel_info_wanted", dest="complete", **flag,
+    parser.add_argument("-c", "--complete_rel_info_wanted", dest="complete", action="store_true",
                         help="evaluate a qrels topic the run lacks as trec_eval 10 does (on "
                              "its one-document sentinel ranking); without -c such a topic "
                              "stops trec_eval with exit status 4")
     parser.add_argument("-l", "--level_for_rel", dest="rel", type=_count("-l", 1), default=1,
                         metavar="N", help="the lowest label that counts as relevant (default 1)")
-    parser.add_argument("-n", "--nosummary", **flag, help="print no summary (topic all) lines")
-    parser.add_argument("-J", "--Judged_docs_only", dest="judged_only", **flag,
+    parser.add_argument("-n", "--nosummary", action="store_true",
+                        help="print no summary (topic all) lines")
+    parser.add_argument("-J", "--Judged_docs_only", dest="judged_only", action="store_true",
                         help="drop documents without a judgment (or with a negative label) "
                              "from every ranking first")
     parser.add_argument("-N", "--Number_docs_in_coll", dest="num_docs", type=_count("-N", 0),
@@ -85,7 +85,8 @@ def register(subparsers: Subcommands) -> None:
                         help="print the version and exit")
     parser.add_argument("-D", "--Debug_level", metavar="N",
                         help="trec_eval's debug output: not supported (an error)")
-    parser.add_argument("-o", "--Output_old_results_format", dest="old_format", **flag,
+    parser.add_argument("-o", "--Output_old_results_format", dest="old_format",
+                        action="store_true",
                         help="trec_eval's old output format: not supported (an error)")
     parser.add_argument("-Z", "--Zscore", metavar="FILE",
                         help="z-scores instead of values: not supported (an error)")

@@ -67,13 +67,16 @@ def topic_values(entry: Entry, ev: Evaluation) -> np.ndarray:
     starts from 0/0: NaN at every recall level x with lround(x * R) = 0 (and for 11pt_avg when
     any level has it).
     """
-    values = np.array(ev.values[entry.measure], dtype=np.float64)
+    measure = entry.measure
+    if not isinstance(measure, Measure):
+        raise TypeError(f"{entry.name} is a text entry: it has no values")
+    values = np.array(ev.values[measure], dtype=np.float64)
     if reset_when_skipped(entry.name):
         values[ev.skipped] = 0.0
     if entry.family in ZEROED_WHEN_ALL_JUDGED and ev.unjudged is not None:
         values[ev.unjudged == 0] = 0.0
     if entry.nan_levels and ev.empty.any():
-        num_rel = ev.qrels.num_rel(int(entry.measure["rel"]))
+        num_rel = ev.qrels.num_rel(int(measure["rel"]))
         reached = np.zeros(len(values), dtype=bool)
         for level in entry.nan_levels:
             reached |= needed_relevant(level, num_rel, "10") == 0
@@ -127,7 +130,7 @@ def render(entries: list[Entry], ev: Evaluation, *, per_topic: bool, summary: bo
             topic = ev.topics[index]
             for entry in shown:
                 if isinstance(entry.measure, StringMeasure):
-                    text = _relstring(entry, ev, index)
+                    text = _relstring(entry, entry.measure, ev, index)
                 else:
                     text = _number(columns[entry.name][index], entry.integer)
                 lines.append(_line(entry.name, topic, text))
@@ -145,12 +148,12 @@ def render(entries: list[Entry], ev: Evaluation, *, per_topic: bool, summary: bo
     return "".join(lines)
 
 
-def _relstring(entry: Entry, ev: Evaluation, index: int) -> str:
-    """The quoted relstring of topic ``index``; ``''`` where trec_eval clears it (a skipped
-    topic's ``relstring``, not ``relstring_N``)."""
+def _relstring(entry: Entry, measure: StringMeasure, ev: Evaluation, index: int) -> str:
+    """The quoted relstring of topic ``index`` (``measure``: the entry's); ``''`` where
+    trec_eval clears it (a skipped topic's ``relstring``, not ``relstring_N``)."""
     if ev.skipped[index] and reset_when_skipped(entry.name):
         return "''"
-    return f"'{ev.relstrings[entry.measure.length][index]}'"
+    return f"'{ev.relstrings[measure.length][index]}'"
 
 
 def _line(name: str, topic: str, text: str) -> str:

@@ -112,7 +112,7 @@ def parse_run(path: PathLike, *, tag: bool = False) -> pa.Table:
     return table
 
 
-def parse_run_bytes(raw: bytes) -> pa.Table | None:
+def parse_run_bytes(raw: bytes | bytearray) -> pa.Table | None:
     """:func:`parse_run` (without ``tag``) on whole lines of bytes: None when a line does not
     parse or a score is not finite (then :func:`parse_run` on the file names the line)."""
     table = parse_bytes(raw, RUN_FIELDS, _RUN_USED, _RUN_TYPES, extra_fields=True)

@@ -26,8 +26,9 @@ PIECE_BYTES = 1 << 20
 PARSE_ERRORS = (pa.ArrowInvalid, pa.ArrowTypeError)
 
 
-def read_csv_blocks(data: bytes, *, column_names: list[str], parse_options: pacsv.ParseOptions,
-                    convert_options: pacsv.ConvertOptions) -> pa.Table:
+def read_csv_blocks(data: bytes | bytearray, *, column_names: list[str],
+                    parse_options: pacsv.ParseOptions, convert_options: pacsv.ConvertOptions
+                    ) -> pa.Table:
     """``data`` as one table (a chunk per block); raises what ``read_csv`` raises.
 
     Blocks of about :data:`BLOCK_BYTES` end at a newline, so a line is never split (a line longer
@@ -49,7 +50,8 @@ def read_csv_blocks(data: bytes, *, column_names: list[str], parse_options: pacs
         executor.shutdown(wait=True, cancel_futures=True)
 
 
-def first_failing_line(data: bytes, parses: Callable[[bytes], bool]) -> int | None:
+def first_failing_line(data: bytes | bytearray, parses: Callable[[bytes | bytearray], bool]
+                       ) -> int | None:
     """The 1-based number of the first line of ``data`` that ``parses`` refuses, or None.
 
     Bisects on line prefixes: ``parses`` must accept every prefix that ends before the bad line
@@ -90,7 +92,7 @@ def _read_block(block: memoryview, column_names: list[str], parse_options: pacsv
         return read(whole)
 
 
-def _blocks(data: bytes) -> list[memoryview]:
+def _blocks(data: bytes | bytearray) -> list[memoryview]:
     """``data`` cut into pieces of about BLOCK_BYTES, each ending at a newline (but the last)."""
     view = memoryview(data)
     blocks, start = [], 0

@@ -51,8 +51,9 @@ def parse(path: PathLike, fields: tuple[str, ...], used: tuple[str, ...], types:
     return table
 
 
-def parse_bytes(raw: bytes, fields: tuple[str, ...], used: tuple[str, ...], types: dict, *,
-                extra_fields: bool = False, checked: bool = False) -> pa.Table | None:
+def parse_bytes(raw: bytes | bytearray, fields: tuple[str, ...], used: tuple[str, ...],
+                types: dict, *, extra_fields: bool = False, checked: bool = False
+                ) -> pa.Table | None:
     """:func:`parse` on whole lines of bytes, without error reporting: None when they do not
     parse, or (unless ``checked`` says the caller looked) hold a control byte an id cannot
     carry (:func:`~pooljudge.formats.ids.first_control_byte`). The table is the same for any
@@ -77,7 +78,7 @@ def parse_bytes(raw: bytes, fields: tuple[str, ...], used: tuple[str, ...], type
     return table
 
 
-def _single_gaps(raw: bytes, gap: bytes, *, piece: int = 1 << 20) -> bool:
+def _single_gaps(raw: bytes | bytearray, gap: bytes, *, piece: int = 1 << 20) -> bool:
     """Whether fields are separated by exactly one ``gap`` (a blank or a tab, the only such
     byte in ``raw``) with none at a line's ends: an empty field would otherwise parse as an
     empty id, where whitespace splitting sees none. False also for a blank line or a control
@@ -93,7 +94,7 @@ def _single_gaps(raw: bytes, gap: bytes, *, piece: int = 1 << 20) -> bool:
     return True
 
 
-def _bisect_bad_line(path: PathLike, normalised: bytes, fields: tuple[str, ...],
+def _bisect_bad_line(path: PathLike, normalised: bytes | bytearray, fields: tuple[str, ...],
                      used: tuple[str, ...], types: dict, *, extra_fields: bool) -> None:
     """Raise InputError at the first line pyarrow refuses though the line checks passed.
 
@@ -103,7 +104,7 @@ def _bisect_bad_line(path: PathLike, normalised: bytes, fields: tuple[str, ...],
     if extra_fields:
         normalised = _drop_extra_fields(normalised, len(fields))
 
-    def parses(data: bytes) -> bool:
+    def parses(data: bytes | bytearray) -> bool:
         return _read_table(data, fields, used, types, delimiter=" ") is not None
 
     line = first_failing_line(normalised, parses)
@@ -118,8 +119,8 @@ def clip(text: str, limit: int = 80) -> str:
     return repr(text) if len(text) <= limit else f"{text[:limit]!r}… ({len(text)} characters)"
 
 
-def _read_table(data: bytes, fields: tuple[str, ...], used: tuple[str, ...], types: dict, *,
-                delimiter: str) -> pa.Table | None:
+def _read_table(data: bytes | bytearray, fields: tuple[str, ...], used: tuple[str, ...],
+                types: dict, *, delimiter: str) -> pa.Table | None:
     """pyarrow's CSV reader with one ``delimiter`` per field gap; None when the bytes do not fit.
 
     Every line must have exactly ``len(fields)`` fields, also when only ``used`` are built. Text
@@ -140,7 +141,7 @@ def _read_table(data: bytes, fields: tuple[str, ...], used: tuple[str, ...], typ
         return None
 
 
-def _normalise(raw: bytes) -> bytes:
+def _normalise(raw: bytes | bytearray) -> bytes | bytearray:
     """Blank-separated fields, one space each; comment lines and CRs blanked out."""
     if b"#" in raw:
         raw = _COMMENT_LINE.sub(b"", raw)
@@ -157,7 +158,7 @@ def _normalise(raw: bytes) -> bytes:
     return raw[1:] if raw.startswith(b" ") else raw
 
 
-def _drop_extra_fields(normalised: bytes, n_fields: int) -> bytes:
+def _drop_extra_fields(normalised: bytes | bytearray, n_fields: int) -> bytes:
     """:func:`_normalise`'d bytes with every line cut after its ``n_fields``-th field."""
     line = re.compile(rb"(?m)^((?:[^ \n]+ ){%d}[^ \n]+) [^\n]*$" % (n_fields - 1))
     return line.sub(rb"\1", normalised)

@@ -18,7 +18,7 @@ accepts a run whose topics are interleaved.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
@@ -177,7 +177,7 @@ def _last_run(topics: pa.Array, last: pa.Scalar) -> int:
     return others[-1].as_py() + 1
 
 
-def _chunks(path: PathLike, size: int) -> Iterator[bytearray]:
+def _chunks(path: PathLike, size: int) -> Generator[bytearray, None, None]:
     """The file's bytes (gunzipped, without a byte-order mark) in pieces of about ``size`` that
     end at a line end (but the last); NotStreamable when it cannot be read.
 

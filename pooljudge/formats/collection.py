@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -50,9 +51,10 @@ def read_topics(path: PathLike) -> pd.DataFrame:
 
 def read_documents(paths: PathLike | Iterable[PathLike]) -> pd.DataFrame:
     """Documents from one or more JSONL, TSV (with header) or TREC ``<DOC>`` files."""
-    paths = [paths] if isinstance(paths, str | bytes) or hasattr(paths, "__fspath__") else paths
-    frames, seen = [], {}
-    for path in paths:
+    given = [paths] if isinstance(paths, str | bytes | os.PathLike) else paths
+    frames: list[pd.DataFrame] = []
+    seen: dict[str, str] = {}
+    for path in given:
         frame, lines = _read_file(path, "<doc>", _trec_documents, DOCUMENT_COLUMNS, "document")
         for doc, line in zip(frame["id"], lines, strict=True):
             if doc in seen:

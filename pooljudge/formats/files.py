@@ -152,7 +152,10 @@ def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
     record = dict(pairs)
     if len(record) < len(pairs):
         seen: set[str] = set()
-        raise _DuplicateKey(next(k for k, _ in pairs if k in seen or seen.add(k)))
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
     return record
 
 
@@ -182,7 +185,7 @@ def atomic_writer(path: PathLike, *, mode: str = "w") -> Iterator[IO]:
         if kind == "directory":
             raise InputError("is a directory, not a file", path=path)
         if kind == "special":
-            with open(target, mode, **_encoding(mode)) as handle:
+            with open(target, mode, encoding=_encoding(mode)) as handle:
                 yield handle
             return
         yield from _replace(target, mode, shown=path)
@@ -196,7 +199,7 @@ def _replace(target: Path, mode: str, *, shown: PathLike) -> Iterator[IO]:
 
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
-        with os.fdopen(fd, mode, **_encoding(mode)) as handle:
+        with os.fdopen(fd, mode, encoding=_encoding(mode)) as handle:
             os.fchmod(handle.fileno(), _new_file_mode(target))
             yield handle
         os.replace(tmp, target)
@@ -230,8 +233,8 @@ def _existing_kind(target: Path) -> str:
     return "regular" if stat.S_ISREG(mode) else "special"
 
 
-def _encoding(mode: str) -> dict[str, str]:
-    return {} if "b" in mode else {"encoding": "utf-8"}
+def _encoding(mode: str) -> str | None:
+    return None if "b" in mode else "utf-8"
 
 
 def _new_file_mode(target: Path) -> int:

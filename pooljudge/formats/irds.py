@@ -243,8 +243,9 @@ def _stderr_is_terminal() -> bool:
         return False
 
 
-def _subclasses(cls: type) -> list[type]:
-    found = []
+def _subclasses(cls: Any) -> list[Any]:
+    """Every subclass of ``cls``, depth first (ir_datasets' download classes: untyped)."""
+    found: list[Any] = []
     for sub in cls.__subclasses__():
         found += [sub, *_subclasses(sub)]
     return found

@@ -9,11 +9,13 @@ of it, so memory stays within the cap plus one read.
 
 from __future__ import annotations
 
+import io
 import os
 import stat
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
+from typing import cast
 
 from pooljudge.errors import InputError, UsageError
 
@@ -89,7 +91,7 @@ class LineCap:
         self._open = end - last - 1
         self._check(self._open, 0)
 
-    def _scan(self, data, first: int, last: int) -> None:
+    def _scan(self, data: bytes | bytearray, first: int, last: int) -> None:
         """Check every line between the first and last newline of ``data`` one by one."""
         start, passed = first + 1, 1
         while start <= last:
@@ -106,7 +108,7 @@ class LineCap:
 class CappedReader:
     """A binary stream that feeds every byte it returns to a :class:`LineCap`."""
 
-    def __init__(self, handle: IO[bytes], cap: LineCap, *, gzipped: bool = False) -> None:
+    def __init__(self, handle: io.BufferedIOBase, cap: LineCap, *, gzipped: bool = False) -> None:
         self._handle = handle
         self.cap = cap
         self.gzipped = gzipped
@@ -136,7 +138,7 @@ class CappedReader:
         self.cap.feed(line)
         return line
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[bytes]:
         while line := self.readline():
             yield line
 
@@ -159,15 +161,16 @@ def open_input(path: str | os.PathLike[str], *, gunzip: bool = True) -> CappedRe
     gzip's magic and ``gunzip``); InputError for a FIFO or device (:func:`check_input_kind`).
     The caller maps OSError (missing file, a directory) to its message."""
     check_input_kind(path)
-    handle = open(path, "rb")  # noqa: SIM115 - returned open
-    gzipped = gunzip and handle.peek(2)[:2] == b"\x1f\x8b"
+    raw = open(path, "rb")  # noqa: SIM115 - returned open
+    gzipped = gunzip and raw.peek(2)[:2] == b"\x1f\x8b"
+    handle: io.BufferedIOBase = raw
     if gzipped:
         try:
             from isal import igzip
-            handle = igzip.IGzipFile(fileobj=handle, mode="rb")
+            handle = igzip.IGzipFile(fileobj=raw, mode="rb")
         except ImportError:  # pragma: no cover - isal ships wheels for the usual platforms
             import gzip
-            handle = gzip.GzipFile(fileobj=handle, mode="rb")
+            handle = gzip.GzipFile(fileobj=raw, mode="rb")
     return CappedReader(handle, LineCap(path), gzipped=gzipped)
 
 
@@ -180,8 +183,10 @@ def copy_stdin(target: Path, name: str) -> None:
     import zlib
 
 
-    source = sys.stdin.buffer
-    if source.peek(2)[:2] == b"\x1f\x8b":
+    # typeshed says BinaryIO; the interpreter's binary stdin is a BufferedReader (it has peek)
+    stdin = cast(io.BufferedReader, sys.stdin.buffer)
+    source: io.BufferedIOBase = stdin
+    if stdin.peek(2)[:2] == b"\x1f\x8b":
         source = gzip.GzipFile(fileobj=source, mode="rb")
     with open(target, "wb") as out:
         try:

@@ -12,6 +12,7 @@ import codecs
 import json
 import math
 import re
+from typing import TypeGuard
 
 import numpy as np
 
@@ -145,7 +146,7 @@ def _results_problem(results: object) -> str | None:
     return None
 
 
-def _is_number(value: object) -> bool:
+def _is_number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 

@@ -12,7 +12,7 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
+from typing import cast
 
 from pooljudge.errors import InputError
 from pooljudge.formats.files import PathLike, input_errors
@@ -29,7 +29,8 @@ def _read_errors() -> tuple[type[BaseException], ...]:
         from isal.isal_zlib import IsalError
     except ImportError:
         return errors
-    return (*errors, IsalError)
+    # isal's stub declares ``IsalError: Exception`` (an instance); it is a class
+    return (*errors, cast(type[BaseException], IsalError))
 
 
 _READ_ERRORS = _read_errors()
@@ -46,12 +47,12 @@ _BLANKS = re.compile(rb"[\r \t\x0b\x0c]*")
 
 
 
-def _open(path: PathLike) -> IO[bytes]:
+def _open(path: PathLike) -> io.BufferedIOBase:
     """The file opened for reading, through a gzip decoder when it starts with gzip's magic."""
     with input_errors(path):
         check_input_kind(path)
-        handle: IO[bytes] = Path(path).open("rb")  # noqa: SIM115 - returned open
-    if handle.peek(2)[:2] != _GZIP:  # type: ignore[attr-defined]
+        handle = Path(path).open("rb")  # noqa: SIM115 - returned open
+    if handle.peek(2)[:2] != _GZIP:
         return handle
     try:
         from isal import igzip  # 3-5x faster than zlib

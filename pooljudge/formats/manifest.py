@@ -99,7 +99,9 @@ def _check(header: Sequence[str], header_line: int, body: list[tuple[int, list[s
     _check_header(header, header_line, where)
     config = [c for c in header if c not in (*REQUIRED, PIPELINE)]
     explicit = PIPELINE in header
-    records, seen, paths = [], {}, {}
+    records: list[dict[str, str]] = []
+    seen: dict[tuple[str, str], int] = {}
+    paths: dict[str, Path] = {}
     for line, fields in body:
         row = _check_row(header, fields, line, where)
         run = row["run"]

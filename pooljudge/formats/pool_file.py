@@ -18,7 +18,7 @@ refuse such ids, :mod:`pooljudge.formats.ids`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 import pyarrow as pa
@@ -33,7 +33,7 @@ __all__ = ["POOL_COLUMNS", "SAMPLE_COLUMNS", "joined_names", "text_array", "writ
 
 POOL_COLUMNS = ("topic", "doc", "order", "best_rank", "runs")
 SAMPLE_COLUMNS = ("stratum", "inclusion", "sampled")  # a sampled pool's (pooling.sampling)
-Column = np.ndarray | pa.Array
+Column: TypeAlias = np.ndarray | pa.Array
 _BLOCK = 1 << 18  # rows joined and written at a time
 
 

@@ -17,7 +17,7 @@ only when that or a check on the columns fails does a line-by-line scan name the
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypeAlias
 
 import numpy as np
 import pyarrow as pa
@@ -35,6 +35,8 @@ __all__ = ["UNIT_COLUMNS", "UnitColumns", "read_unit_columns", "read_units", "un
 
 UNIT_COLUMNS = ("chunk", "doc", "start", "end")
 _OFFSETS = UNIT_COLUMNS[2:]
+# A problem's message, given how to name another row (its number to "row 3" or "line 4").
+_Message: TypeAlias = Callable[[Callable[[int], str]], str]
 _SHAPES = {2: UNIT_COLUMNS[:2], 4: UNIT_COLUMNS}
 _OFFSET_TYPES = {"start": pa.int64(), "end": pa.int64()}
 
@@ -192,7 +194,7 @@ def _offset_problem(name: str, word: str) -> str | None:
     return None
 
 
-def _check(columns: UnitColumns) -> tuple[int, Callable[[str], str]] | None:
+def _check(columns: UnitColumns) -> tuple[int, _Message] | None:
     """The first row breaking a rule (offsets not negative and in order, each chunk listed
     once: reported at its second row) and its message, given how to name another row."""
     for name, values in zip(_OFFSETS, (columns.start, columns.end), strict=True):
@@ -231,7 +233,7 @@ def _surely_distinct(ids: pa.Array) -> bool:
     return not bool((hashes[1:] == hashes[:-1]).any())
 
 
-def _raise_at_line(path: PathLike, raw: bytes, problem: tuple[int, Callable[[str], str]]
+def _raise_at_line(path: PathLike, raw: bytes, problem: tuple[int, _Message]
                    ) -> None:
     """Raise InputError for ``problem`` at the line of its data row."""
     lines = [number for number, _ in data_lines(raw)]

@@ -183,6 +183,16 @@ def test_strata_follow_best_rank_and_rates(pool):
     assert summary["pi_min"].iat[0] == summary["pi_max"].iat[0] == 1.0
 
 
+def test_stratum_summary_needs_a_design_with_its_depth(pool):
+    """A design naming no depth has no last rank to show ("1-None" before): refused."""
+    design = parse_design("uniform(rate=0.5)")
+    sample = sample_pool(pool, design.at_depth(pool.depth), budget=None, seed=0)
+    with pytest.raises(ValueError, match="names no depth"):
+        stratum_summary(sample, design)
+    summary = stratum_summary(sample, design.at_depth(pool.depth))
+    assert summary["ranks"].tolist() == [f"1-{pool.depth}"]
+
+
 def test_budget_within_a_topic_follows_rates_times_sizes():
     shares = bounded_shares(np.array([1.0 * 2, 0.5 * 4, 0.1 * 30]), np.zeros(3, dtype=np.int64),
                             np.array([10.0]), np.ones(3), np.array([2.0, 4.0, 30.0]))
