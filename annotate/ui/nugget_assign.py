@@ -165,7 +165,7 @@ def _read(session, user: AnnotatorInfo, campaign: str, queue: pd.DataFrame) -> S
                   if a.key == shown)
     nuggets = store.nugget_bank(session, campaign=campaign, topic=topic)
     labels = store.my_nugget_labels(session, campaign=campaign, annotator_id=user.id,
-                                    answer=shown)
+                                    answer=answer.key)
     order = [n.key for n in nuggets]
     focused = state.get(keys.ASSIGN_FOCUS)
     if focused not in order:
@@ -174,7 +174,7 @@ def _read(session, user: AnnotatorInfo, campaign: str, queue: pd.DataFrame) -> S
     return Screen(queue, index, answer, nuggets, labels, order.index(focused),
                   store.topic_card(session, campaign=campaign, topic=topic),
                   store.document_texts(session, campaign=campaign, keys=answer.references),
-                  store.nugget_suggestions(session, campaign=campaign, answer=shown))
+                  store.nugget_suggestions(session, campaign=campaign, answer=answer.key))
 
 
 def _empty(queue: pd.DataFrame, flash: str | None) -> None:
