@@ -35,6 +35,7 @@ checks again: the callbacks write only for the pair displayed and claimed
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 
 import streamlit as st
 from pooljudge.annotate.keymap import KeyMap
@@ -246,7 +247,7 @@ def _component():
 
 
 def mount_gate(keymap: KeyMap | None, *, min_dwell_ms: int, actions: dict[str, str] | None = None,
-               coming: dict | None = None, swapping: list[str] = ()) -> None:
+               coming: dict | None = None, swapping: Sequence[str] = ()) -> None:
     """Mount the gate (an invisible element) over ``keymap``'s action keys (or ``actions``:
     the browser's key name -> action, for a pane with keys of its own), with the dwell;
     ``coming`` is the forecast next pair that an admitted action of ``swapping`` puts on screen
