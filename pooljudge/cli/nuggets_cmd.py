@@ -1,5 +1,5 @@
-"""``pooljudge nuggets import|export|scores|agree|compare|edits|draft``: nugget evaluation of
-RAG answers.
+"""``pooljudge nuggets import|export|scores|agree|compare|edits|draft|assign``: nugget
+evaluation of RAG answers.
 
 ``import`` stores nugget banks (nuggetizer's JSONL or autojudge-base's NuggetBanks), RAG
 answers (TREC RAG JSONL) and nugget assignments (nuggetizer's JSONL) in a campaign, all given
@@ -9,7 +9,8 @@ nuggetizer's four scores per answer or per run (mean over topics with a t interv
 ``agree`` the agreement between assessors on the cells two of them labelled; ``compare`` the
 agreement between two banks of the same topics (linked nuggets, recall of each against the
 other, vital/okay agreement); ``edits`` how much of a model's banks people kept, edited, merged
-or deleted, and what they added; ``draft`` asks a model for draft banks.
+or deleted, and what they added; ``draft`` asks a model for draft banks and ``assign`` for the
+labels of answers' nuggets.
 """
 
 from __future__ import annotations
@@ -134,11 +135,13 @@ def register(subparsers: Subcommands) -> None:
         sub.add_argument("--campaign", required=True, metavar="CAMPAIGN",
                          help="the campaign's name")
         add_db_option(sub)
+    from pooljudge.cli.nugget_assign import register_assign
     from pooljudge.cli.nugget_compare import register_compare
     from pooljudge.cli.nugget_draft import register_draft
 
     register_compare(actions)
     register_draft(actions)
+    register_assign(actions)
 
 
 def _import(args: argparse.Namespace) -> int:
