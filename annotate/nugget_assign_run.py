@@ -20,11 +20,11 @@ answers stored before it stay stored.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from pooljudge.annotate.autojudge.bounded import each_bounded
 from pooljudge.annotate.autojudge.client import Chat, Failure
 from pooljudge.annotate.nugget_assign_prompt import (
     InvalidAssignment,
@@ -124,21 +124,14 @@ async def run_assignments(engine: Engine, chat: Chat, tasks: Sequence[AssignTask
                           campaign: str, model: str,
                           concurrency: int = 4) -> list[AnswerOutcome]:
     """Label every task (see the module docstring); the outcomes in the tasks' order."""
-    slots = asyncio.Semaphore(concurrency)
 
     async def one(task: AssignTask) -> AnswerOutcome:
-        async with slots:
-            labels = await _ask(chat, task)
+        labels = await _ask(chat, task)
         if isinstance(labels, AnswerOutcome):
             return labels
         return _store(engine, task, labels, campaign=campaign, model=model)
 
-    try:
-        async with asyncio.TaskGroup() as group:
-            running = [group.create_task(one(task)) for task in tasks]
-    except ExceptionGroup as failures:
-        raise failures.exceptions[0] from None
-    return [task.result() for task in running]
+    return await each_bounded(tasks, one, concurrency)
 
 
 async def _ask(chat: Chat, task: AssignTask) -> list[str] | AnswerOutcome:

@@ -21,10 +21,10 @@ the run and is raised; topics stored before it stay stored.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pooljudge.annotate.autojudge.bounded import each_bounded
 from pooljudge.annotate.autojudge.client import Chat, Failure
 from pooljudge.annotate.nugget_drafts import (
     PROMPT_SHA256,
@@ -107,21 +107,14 @@ async def run_drafts(engine: Engine, chat: Chat, tasks: Sequence[DraftTask], *, 
                      author: str, max_nuggets: int = 30,
                      concurrency: int = 4) -> list[TopicOutcome]:
     """Draft every task (see the module docstring); the outcomes in the tasks' order."""
-    slots = asyncio.Semaphore(concurrency)
 
     async def one(task: DraftTask) -> TopicOutcome:
-        async with slots:
-            drafts = await _ask(chat, task, max_nuggets)
+        drafts = await _ask(chat, task, max_nuggets)
         if isinstance(drafts, TopicOutcome):
             return drafts
         return _store(engine, task.topic, drafts, campaign=campaign, author=author)
 
-    try:
-        async with asyncio.TaskGroup() as group:
-            running = [group.create_task(one(task)) for task in tasks]
-    except ExceptionGroup as failures:
-        raise failures.exceptions[0] from None
-    return [task.result() for task in running]
+    return await each_bounded(tasks, one, concurrency)
 
 
 async def _ask(chat: Chat, task: DraftTask,

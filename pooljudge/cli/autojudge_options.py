@@ -15,8 +15,8 @@ from urllib.parse import urlsplit
 from pooljudge.cli.options import positive_int
 from pooljudge.errors import UsageError
 
-__all__ = ["MAX_CONCURRENCY", "add_server_options", "api_key", "endpoint",
-           "nonnegative_float", "positive_float"]
+__all__ = ["MAX_CONCURRENCY", "add_chat_options", "add_server_options", "api_key", "ask_model",
+           "endpoint", "nonnegative_float", "positive_float"]
 
 MAX_CONCURRENCY = 512
 
@@ -41,25 +41,57 @@ def positive_float(text: str) -> float:
 
 
 def add_server_options(parser: argparse.ArgumentParser) -> None:
-    """--base-url, --model, --prompt, --api-key-env, --concurrency, --timeout,
-    --max-attempts, --backoff."""
+    """--base-url, --model, --prompt, and :func:`add_chat_options` (8 requests in flight, a
+    60 s time-out)."""
     parser.add_argument("--base-url", metavar="URL",
                         help="the server's API root, e.g. http://127.0.0.1:11434/v1")
     parser.add_argument("--model", metavar="NAME", help="the model name the server knows")
     parser.add_argument("--prompt", metavar="FILE",
                         help="a prompt template with fields {title}, {document}… (default: "
                              "pooljudge's own prompt for the campaign's scale)")
+    add_chat_options(parser, in_flight="requests in flight", concurrency=8, timeout=60.0)
+
+
+def add_chat_options(parser: argparse.ArgumentParser, *, in_flight: str, concurrency: int,
+                     timeout: float) -> None:
+    """--api-key-env, --concurrency (``in_flight`` at most), --timeout, --max-attempts,
+    --backoff: how a command talks to an OpenAI-compatible server."""
     parser.add_argument("--api-key-env", metavar="VAR", default="OPENAI_API_KEY",
                         help="environment variable holding the API key (default: "
                              "OPENAI_API_KEY); never stored or printed")
-    parser.add_argument("--concurrency", type=positive_int(MAX_CONCURRENCY), default=8,
-                        metavar="N", help="requests in flight at most (default: 8)")
-    parser.add_argument("--timeout", type=positive_float, default=60.0, metavar="SECONDS",
-                        help="time-out of one request (default: 60)")
+    parser.add_argument("--concurrency", type=positive_int(MAX_CONCURRENCY),
+                        default=concurrency, metavar="N",
+                        help=f"{in_flight} at most (default: {concurrency})")
+    parser.add_argument("--timeout", type=positive_float, default=timeout, metavar="SECONDS",
+                        help=f"time-out of one request (default: {timeout:g})")
     parser.add_argument("--max-attempts", type=positive_int(100), default=6, metavar="N",
                         help="attempts per request, retries included (default: 6)")
     parser.add_argument("--backoff", type=nonnegative_float, default=0.5, metavar="SECONDS",
                         help="base of the exponential back-off (default: 0.5)")
+
+
+def ask_model(args: argparse.Namespace, work, *, max_tokens: int):
+    """Run ``await work(chat)`` with a :class:`~pooljudge.annotate.autojudge.client.Chat` on the
+    server of --base-url and --model (checked), the key of --api-key-env and the retry policy
+    of :func:`add_chat_options`' options; the client is closed afterwards. Its result."""
+    import asyncio
+
+    from pooljudge.annotate.autojudge.client import Chat, Tally, make_client
+    from pooljudge.annotate.autojudge.retry import RetryPolicy
+
+    base_url, model = endpoint(args)
+    key = api_key(args.api_key_env)
+
+    async def main():
+        client = make_client(base_url=base_url, api_key=key, timeout=args.timeout)
+        chat = Chat(client, model=model, tally=Tally(), secret=key, max_tokens=max_tokens,
+                    policy=RetryPolicy(max_attempts=args.max_attempts, base=args.backoff))
+        try:
+            return await work(chat)
+        finally:
+            await client.close()
+
+    return asyncio.run(main())
 
 
 def endpoint(args: argparse.Namespace) -> tuple[str, str]:

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import argparse
 
-from pooljudge.cli.autojudge_options import api_key, endpoint, nonnegative_float, positive_float
+from pooljudge.cli.autojudge_options import add_chat_options, api_key, ask_model, endpoint
 from pooljudge.cli.inputs import open_database
-from pooljudge.cli.options import add_db_option, positive_int, seed
+from pooljudge.cli.options import add_db_option, seed
 
 __all__ = ["register_assign"]
 
@@ -52,17 +52,8 @@ def register_assign(actions) -> None:
                            help="label a random share P of the answers (default 1: all)")
     assigning.add_argument("--seed", type=seed, default=0,
                            help="seed of the --share draw (default 0)")
-    assigning.add_argument("--api-key-env", metavar="VAR", default="OPENAI_API_KEY",
-                           help="environment variable holding the API key (default: "
-                                "OPENAI_API_KEY); never stored or printed")
-    assigning.add_argument("--concurrency", type=positive_int(64), default=4, metavar="N",
-                           help="answers asked at once at most (default 4)")
-    assigning.add_argument("--timeout", type=positive_float, default=120.0, metavar="SECONDS",
-                           help="time-out of one request (default 120)")
-    assigning.add_argument("--max-attempts", type=positive_int(100), default=6, metavar="N",
-                           help="attempts per request, retries included (default 6)")
-    assigning.add_argument("--backoff", type=nonnegative_float, default=0.5, metavar="SECONDS",
-                           help="base of the exponential back-off (default 0.5)")
+    add_chat_options(assigning, in_flight="answers asked at once", concurrency=4,
+                     timeout=120.0)
     assigning.add_argument("--format", choices=("table", "tsv", "json"), default="table",
                            help="the outcome per answer: table (default), tsv or json")
     assigning.add_argument("-o", "--output", default="-", metavar="FILE",
@@ -72,12 +63,8 @@ def register_assign(actions) -> None:
 
 
 def _assign(args: argparse.Namespace) -> int:
-    import asyncio
-
     import pandas as pd
 
-    from pooljudge.annotate.autojudge.client import Chat, Tally, make_client
-    from pooljudge.annotate.autojudge.retry import RetryPolicy
     from pooljudge.annotate.nugget_assign_run import (
         AssignTask,
         plan_assignments,
@@ -85,24 +72,15 @@ def _assign(args: argparse.Namespace) -> int:
     )
     from pooljudge.cli.output import emit, render, warn
 
-    base_url, model = endpoint(args)
-    key = api_key(args.api_key_env)
+    model = endpoint(args)[1]
+    api_key(args.api_key_env)  # checked before any work
     with open_database(args) as engine:
         plan = plan_assignments(engine, campaign=args.campaign, model=model, share=args.share,
                                 seed=args.seed)
         tasks = [item for item in plan if isinstance(item, AssignTask)]
-
-        async def main():
-            client = make_client(base_url=base_url, api_key=key, timeout=args.timeout)
-            chat = Chat(client, model=model, tally=Tally(), secret=key, max_tokens=2048,
-                        policy=RetryPolicy(max_attempts=args.max_attempts, base=args.backoff))
-            try:
-                return await run_assignments(engine, chat, tasks, campaign=args.campaign,
-                                             model=model, concurrency=args.concurrency)
-            finally:
-                await client.close()
-
-        outcomes = asyncio.run(main()) if tasks else []
+        outcomes = ask_model(args, lambda chat: run_assignments(
+            engine, chat, tasks, campaign=args.campaign, model=model,
+            concurrency=args.concurrency), max_tokens=2048) if tasks else []
     done = iter(outcomes)  # in the tasks' order
     rows = [next(done) if isinstance(item, AssignTask) else item for item in plan]
     table = pd.DataFrame([(o.answer, o.topic, o.status, o.cells, o.detail) for o in rows],

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from pooljudge.cli.autojudge_options import api_key, endpoint, nonnegative_float, positive_float
+from pooljudge.cli.autojudge_options import add_chat_options, api_key, ask_model, endpoint
 from pooljudge.cli.inputs import open_database
 from pooljudge.cli.options import add_db_option, positive_int
 
@@ -43,17 +43,7 @@ def register_draft(actions) -> None:
     drafting.add_argument("--max-passages", type=positive_int(1000), default=20, metavar="N",
                           help="relevant passages in a prompt at most, in pool order "
                                "(default 20)")
-    drafting.add_argument("--api-key-env", metavar="VAR", default="OPENAI_API_KEY",
-                          help="environment variable holding the API key (default: "
-                               "OPENAI_API_KEY); never stored or printed")
-    drafting.add_argument("--concurrency", type=positive_int(64), default=4, metavar="N",
-                          help="topics asked at once at most (default 4)")
-    drafting.add_argument("--timeout", type=positive_float, default=120.0, metavar="SECONDS",
-                          help="time-out of one request (default 120)")
-    drafting.add_argument("--max-attempts", type=positive_int(100), default=6, metavar="N",
-                          help="attempts per request, retries included (default 6)")
-    drafting.add_argument("--backoff", type=nonnegative_float, default=0.5, metavar="SECONDS",
-                          help="base of the exponential back-off (default 0.5)")
+    add_chat_options(drafting, in_flight="topics asked at once", concurrency=4, timeout=120.0)
     drafting.add_argument("--format", choices=("table", "tsv", "json"), default="table",
                           help="the outcome per topic: table (default), tsv or json")
     drafting.add_argument("-o", "--output", default="-", metavar="FILE", help="default: stdout")
@@ -62,34 +52,21 @@ def register_draft(actions) -> None:
 
 
 def _draft(args: argparse.Namespace) -> int:
-    import asyncio
-
     import pandas as pd
 
-    from pooljudge.annotate.autojudge.client import Chat, Tally, make_client
-    from pooljudge.annotate.autojudge.retry import RetryPolicy
     from pooljudge.annotate.nugget_draft_run import DraftTask, plan_drafts, run_drafts
     from pooljudge.cli.output import emit, render, warn
 
-    base_url, model = endpoint(args)
-    key = api_key(args.api_key_env)
+    model = endpoint(args)[1]
+    api_key(args.api_key_env)  # checked before any work
     with open_database(args) as engine:
         plan = plan_drafts(engine, campaign=args.campaign, author=model, topics=args.topics,
                            max_passages=args.max_passages)
         tasks = [item for item in plan if isinstance(item, DraftTask)]
-
-        async def main():
-            client = make_client(base_url=base_url, api_key=key, timeout=args.timeout)
-            chat = Chat(client, model=model, tally=Tally(), secret=key, max_tokens=4096,
-                        policy=RetryPolicy(max_attempts=args.max_attempts, base=args.backoff))
-            try:
-                return await run_drafts(engine, chat, tasks, campaign=args.campaign,
-                                        author=model, max_nuggets=args.max_nuggets,
-                                        concurrency=args.concurrency)
-            finally:
-                await client.close()
-
-        outcomes = asyncio.run(main()) if tasks else []
+        outcomes = ask_model(args, lambda chat: run_drafts(
+            engine, chat, tasks, campaign=args.campaign, author=model,
+            max_nuggets=args.max_nuggets, concurrency=args.concurrency),
+            max_tokens=4096) if tasks else []
     done = iter(outcomes)  # in the tasks' order
     rows = [next(done) if isinstance(item, DraftTask) else item for item in plan]
     table = pd.DataFrame([(o.topic, o.status, o.nuggets, o.detail) for o in rows],
