@@ -37,6 +37,7 @@ BANK_SHOWN = "pj_bank_shown"        # (topic, nugget, passage) on screen, None w
 FORWARD = "forward"              # leave the earlier pairs, back to new ones
 KEYBOARD = "pj_keyboard"         # the judging page's key script (pooljudge.annotate.ui.keyboard)
 GATE_KEY = "pj_key_gate"         # the judging pane's gate (pooljudge.annotate.ui.key_gate)
+SPAN_PICK = "pj_span_pick"       # the creation pane's selection picker (ui.span_pick)
 SETTLING = "pj-settling"         # class on <body> while the pair's parts name different pairs
 CAMPAIGN_PICKER = "campaign_picker"
 CREATE_FORM = "create_form"

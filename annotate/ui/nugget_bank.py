@@ -8,10 +8,12 @@ recorded in the bank's history).
   (:func:`pooljudge.annotate.store.relevant_passages`), one at a time; a nugget typed while a
   passage is shown takes it as its source.
 - Keys: ``a`` types in the box (Enter adds the nugget, or saves the edit; Esc leaves the box),
-  ``v`` / ``o`` vital / okay, ``e`` edit the focused nugget in the box (``e`` again: stop
-  editing), ``m`` marks the focused nugget for merging and, on another nugget, merges the marked
-  one into it (``m`` on the marked one unmarks it), ``x`` deletes, ``j`` / ``k`` next / previous
-  nugget, ``l`` / ``h`` next / previous passage, ``n`` / ``p`` next / previous topic.
+  ``s`` puts the text selected in the passage into the box (Enter then adds it:
+  :mod:`pooljudge.annotate.ui.span_pick`), ``v`` / ``o`` vital / okay, ``e`` edit the focused
+  nugget in the box (``e`` again: stop editing), ``m`` marks the focused nugget for merging
+  and, on another nugget, merges the marked one into it (``m`` on the marked one unmarks it),
+  ``x`` deletes, ``j`` / ``k`` next / previous nugget, ``l`` / ``h`` next / previous passage,
+  ``n`` / ``p`` next / previous topic.
 - Model drafts (imported nuggets a model wrote) are shown as such: left alone they count as
   kept, and editing, merging or deleting them is what
   :func:`pooljudge.annotate.post_editing.post_editing` measures (its figures for the topic are
@@ -47,6 +49,7 @@ from pooljudge.annotate.ui.render import (
     pair_part_html,
     text_html,
 )
+from pooljudge.annotate.ui.span_pick import mount_span_pick
 from sqlalchemy import Engine
 
 from pooljudge.errors import InputError, StorageError
@@ -130,6 +133,7 @@ def _pane_area(engine: Engine, campaign: CampaignInfo) -> None:
         state[keys.BANK_SHOWN] = bank.shown
     mount_keyboard(BOX_KEYS)
     mount_gate(None, min_dwell_ms=campaign.min_dwell_ms, actions=GATE_ACTIONS)
+    mount_span_pick()
     _header(bank, state.pop(keys.FLASH, None))
     _buttons(engine, campaign.name, bank)
     left, right = st.columns([1.2, 1], gap="medium")
@@ -191,7 +195,8 @@ def _buttons(engine: Engine, campaign: str, bank: Bank) -> None:
                                                  strict=True):
         column.button(text, key=f"{kind}_{bank.mark}_{what}", shortcut=key, width="stretch",
                       on_click=_on_move, args=(bank.shown, what, targets[key]))
-    st.html(keys_html([("a", "type a nugget"), ("v o", "vital, okay"), ("e", "edit"),
+    st.html(keys_html([("a", "type a nugget"), ("s", "selected passage text to the box"),
+                       ("v o", "vital, okay"), ("e", "edit"),
                        ("m", "merge"), ("x", "delete"), ("j k", "nuggets"),
                        ("h l", "passages"), ("n p", "topics")]))
 
