@@ -11,8 +11,10 @@ it if outdated, so several servers on one database (each with its own thread) ma
 — the first result for a newer label count wins, the others are dropped. Meanwhile claims take
 the ranking stored last.
 
-A pair already waiting is not queued twice; an update with nothing due costs one read. A
-failure is logged and dropped: the next label of the topic submits it again.
+The judging page submits only the pairs of review topics (it knows from the pair's render), so
+a pooled campaign's labels cost the thread nothing. A pair already waiting is not queued twice;
+an update with nothing due costs one read. A failure is logged and dropped: the next label of
+the topic submits it again.
 """
 
 from __future__ import annotations

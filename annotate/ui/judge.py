@@ -147,6 +147,7 @@ def _judging_area(engine: Engine, user: AnnotatorInfo, campaign: CampaignInfo,
                    icon=":material/history:")
     judge_suggestion.show(campaign, view, suggestion)
     judge_review.show(view, review)
+    state[keys.REVIEW_PAIR] = view.pair_id if review is not None else None
     _controls(engine, user, campaign, keymap, view, earlier, recent)
     _pair(engine, user, campaign, view)
     if others:
@@ -346,8 +347,9 @@ def _on_label(engine: Engine, annotator_id: int, view: PairView, label: int | No
         state[DISPLAYED] = view.pair_id  # again (the seconds go on counting from its showing)
         state[keys.FLASH] = not_stored(view)
         return
-    review_worker.submit(engine, pair_id=view.pair_id)  # a review topic moves on, in the
-    state[keys.BACK_STEPS] = 0                          # background (never delays the next pair)
+    if state.get(keys.REVIEW_PAIR) == view.pair_id:  # a review topic moves on, in the
+        review_worker.submit(engine, pair_id=view.pair_id)  # background (never delays)
+    state[keys.BACK_STEPS] = 0
     state[keys.CURRENT] = following
     state[keys.FLASH] = (f"Saved label {label} for the previous document." if label is not None
                          else "Saved \"I can't judge this\" for the previous document.")

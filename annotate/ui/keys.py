@@ -16,6 +16,7 @@ LOGOUT = "logout"                # the sidebar's Log out button
 LOGGED_OUT = "pj_logged_out"     # set by Log out: the login page says so
 CURRENT = "pj_current"           # PairView on screen, or None to fetch the next one
 SHOWN_AT = "pj_shown_at"         # time.monotonic() when CURRENT appeared (seconds spent)
+REVIEW_PAIR = "pj_review_pair"   # the pair on screen when it belongs to a review topic
 BACK_STEPS = "pj_back_steps"     # 0 = new pairs; n = the n-th most recent own judgment on screen
 FLASH = "pj_flash"               # one-line confirmation of the last action
 CAMPAIGN = "pj_campaign"         # campaign name the admin pages work on

@@ -412,3 +412,30 @@ def test_the_recent_strip_lists_the_last_labels_and_jumps_to_one(db, make, open_
     assert at.button_group(key=RECENT_STRIP).value is None  # a chip is an action
     at.button(key=keys.label_key(_pair_id(db, "d1"), 0)).click().run()
     assert _judgments(db).set_index("doc").loc["d1", ["label", "version"]].tolist() == [0, 2]
+
+
+def test_only_a_review_pairs_label_wakes_the_review_thread(open_page, make, app_db,
+                                                            monkeypatch):
+    """A label of a pooled campaign submits nothing to the background thread (no read per
+    label); a label of a review topic submits its pair."""
+    from pooljudge.annotate import review_worker
+    from pooljudge.annotate.campaigns import CampaignSettings
+    from pooljudge.annotate.review import create_review
+
+    from tests.annotate.store.test_review_store import collection as review_collection
+
+    submitted: list[int] = []
+    monkeypatch.setattr(review_worker, "submit", lambda engine, *, pair_id: submitted.append(
+        pair_id))
+    at = open_page(make()["ann"])
+    _press_label(at, 1)
+    assert submitted == []
+    topics, documents = review_collection()
+    create_review(app_db, CampaignSettings(name="rev", scale=SCALE), topics=topics,
+                  documents=documents, rule="knee", recall=0.9, alpha=0.1)
+    with session_scope(app_db) as session:
+        token = store.add_annotator(session, campaign="rev", name="rev-ann")
+    at = open_page(token)
+    pair = at.session_state[keys.CURRENT].pair_id
+    _press_label(at, 1)
+    assert submitted == [pair]
