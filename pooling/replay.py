@@ -16,7 +16,8 @@ the loop ends when every rule has stopped (or the collection is exhausted). Per 
 - ``quant`` / ``quantci``: :func:`quant_recall` with the current model's probabilities ≥ τ,
   from the third batch on (as tarexp does).
 
-A rule that never stops ends with the collection judged: recall 1, ``exhausted``.
+A rule that has not stopped before the last document is judged ends ``exhausted``: recall 1,
+and no claim of its own.
 """
 
 from __future__ import annotations
@@ -135,6 +136,8 @@ def _trajectory(ranker: CalRanker, relevant: np.ndarray, running: list[str],
         if len(stops) == len(running):
             break
         judged = np.concatenate([judged, best_unjudged(decision, judged, size)])
+        if len(judged) == n_docs:  # everything judged: the rules still running are exhausted
+            break
         for rule in running:
             if rule not in stops and rule not in ("quant", "quantci"):
                 certificate = _check(rule, judged, relevant, target, alpha, samples.get(rule))

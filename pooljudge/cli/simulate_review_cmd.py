@@ -148,7 +148,21 @@ def review_table(qrels: pd.DataFrame, documents: pd.DataFrame, topics: pd.DataFr
     if skipped:
         warn(NAME, f"{skipped} topic(s) with fewer than {args.min_relevant} relevant "
                    "document(s) skipped")
-    return pd.DataFrame(rows, columns=RUN_COLUMNS)
+    return _typed(pd.DataFrame(rows, columns=RUN_COLUMNS))
+
+
+def _typed(frame: pd.DataFrame) -> pd.DataFrame:
+    """One type per certificate column, whatever the rules asked: counts stay integers with NaN
+    where a rule has none (not floats), the rest floats, so a rule's rows print the same alone
+    or beside others."""
+    import pandas as pd
+
+    for column in ("sample_size", "sample_relevant", "sample_quota"):
+        frame[column] = pd.Series([float("nan") if v is None or v != v else int(v)
+                                   for v in frame[column]], index=frame.index, dtype=object)
+    for column in ("p_value", "recall_bound", "recall_estimate"):
+        frame[column] = pd.to_numeric(frame[column], errors="raise").astype("float64")
+    return frame
 
 
 def _runs(chosen: list[tuple[int, str]], args: argparse.Namespace):

@@ -155,3 +155,19 @@ def test_qrels_topic_missing_from_topics_is_a_warning(tmp_path, capsys):
     out = capsys.readouterr()
     assert "1 topic(s) of QRELS are not in --topics" in out.err and "first 77" in out.err
     assert [line.split("\t")[0] for line in out.out.splitlines()] == ["topic", "1"]
+
+
+def test_a_rule_prints_the_same_rows_alone_as_beside_the_others(tmp_path, capsys):
+    paths = write_collection(tmp_path, n_docs=500, topics=2)
+    together = simulate(paths, "--stopping", "all", capsys=capsys)["topics"]
+    for rule in RULES:
+        alone = simulate(paths, "--stopping", rule, capsys=capsys)["topics"]
+        assert alone == [t for t in together if t["rule"] == rule]
+    qrels, docs, topics = paths
+    tables = []
+    for stopping in (["knee"], ["knee", "target"]):
+        assert main(["simulate", "review", str(qrels), "--docs", str(docs), "--topics",
+                     str(topics), "--format", "tsv", "--stopping", *stopping]) == 0
+        tables.append(capsys.readouterr().out.splitlines())
+    knee_rows = [line for line in tables[1] if "\tknee\t" in line]
+    assert tables[0][1:] == knee_rows and "None" not in "".join(tables[1])

@@ -124,3 +124,14 @@ def test_replay_rejects_bad_rule():
     docs, topics = collection_features(texts, ["shock"])
     with pytest.raises(UsageError, match="--stopping"):
         replay(docs, topics[0], truth, rule="guess")
+
+
+def test_a_rule_still_running_when_all_is_judged_is_exhausted():
+    texts, truth = generated(120, 3, seed=2)
+    docs, topics = collection_features(texts, ["hypersonic shock wave boundary layer"])
+    results = replay_rules(docs, topics[0], truth, ["hypergeometric", "knee"], target=0.95,
+                           alpha=0.05)
+    for result in results.values():  # 3 relevant of 120: neither can stop before the end
+        cert = result.certificate
+        assert cert.exhausted and result.judged == 120 and result.recall == 1.0
+        assert cert.p_value is None and cert.recall_bound is None
