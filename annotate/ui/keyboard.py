@@ -32,11 +32,11 @@ import streamlit as st
 from pooljudge.annotate.keymap import KeyMap
 from pooljudge.annotate.ui.keys import KEYBOARD
 
-__all__ = ["LEGEND_OPEN", "mount_keyboard"]
+__all__ = ["LEGEND_OPEN", "TYPING_JS", "mount_keyboard"]
 
 LEGEND_OPEN = "pj-legend-open"    # class on <body> while the legend is shown
 
-_JS = """
+TYPING_JS = """
 const TEXT_INPUTS = new Set(["text", "search", "email", "url", "tel", "password", "number", ""]);
 
 function typing(el) {
@@ -44,7 +44,9 @@ function typing(el) {
   if (el.isContentEditable || el.tagName === "TEXTAREA") return true;
   return el.tagName === "INPUT" && TEXT_INPUTS.has((el.getAttribute("type") || "").toLowerCase());
 }
+"""  # is an element a text field? (the key scripts' shared test)
 
+_JS = TYPING_JS + """
 function frame() {
   return document.querySelector(".pj-doc-body");
 }

@@ -21,21 +21,14 @@ from __future__ import annotations
 import functools
 
 import streamlit as st
+from pooljudge.annotate.ui.keyboard import TYPING_JS
 from pooljudge.annotate.ui.keys import SPAN_PICK
 
 __all__ = ["PICK_KEY", "mount_span_pick"]
 
 PICK_KEY = "s"
 
-_JS = """
-const TEXT_INPUTS = new Set(["text", "search", "email", "url", "tel", "password", "number", ""]);
-
-function typing(el) {
-  if (!el || el === document.body) return false;
-  if (el.isContentEditable || el.tagName === "TEXTAREA") return true;
-  return el.tagName === "INPUT" && TEXT_INPUTS.has((el.getAttribute("type") || "").toLowerCase());
-}
-
+_JS = TYPING_JS + """
 function selectedInPassage() {
   const selection = window.getSelection();
   const part = document.querySelector('[data-pj-part="document"]');

@@ -16,20 +16,9 @@ import argparse
 
 from pooljudge.cli.autojudge_options import add_chat_options, api_key, ask_model, endpoint
 from pooljudge.cli.inputs import open_database
-from pooljudge.cli.options import add_db_option, seed
+from pooljudge.cli.options import add_db_option, seed, unit_share
 
 __all__ = ["register_assign"]
-
-
-def _share(text: str) -> float:
-    """``--share``: a number in (0, 1]."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a number in (0, 1], got {text!r}") from None
-    if not 0.0 < value <= 1.0:
-        raise argparse.ArgumentTypeError(f"a number in (0, 1], got {text!r}")
-    return value
 
 
 def register_assign(actions) -> None:
@@ -48,7 +37,7 @@ def register_assign(actions) -> None:
                            help="the server's API root, e.g. http://127.0.0.1:11434/v1")
     assigning.add_argument("--model", required=True, metavar="NAME",
                            help="the model name the server knows (the labels' assessor)")
-    assigning.add_argument("--share", type=_share, default=1.0, metavar="P",
+    assigning.add_argument("--share", type=unit_share, default=1.0, metavar="P",
                            help="label a random share P of the answers (default 1: all)")
     assigning.add_argument("--seed", type=seed, default=0,
                            help="seed of the --share draw (default 0)")

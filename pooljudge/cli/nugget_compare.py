@@ -11,23 +11,12 @@ from __future__ import annotations
 import argparse
 
 from pooljudge.cli.inputs import open_database
-from pooljudge.cli.options import add_db_option
+from pooljudge.cli.options import add_db_option, unit_share
 from pooljudge.errors import InputError, UsageError
 
 __all__ = ["register_compare"]
 
 BANK_FORMATS = ("nuggetizer", "nuggetbanks")
-
-
-def threshold(text: str) -> float:
-    """A similarity threshold, 0 < t <= 1."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0.0 < value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be in (0, 1], got {text}")
-    return value
 
 
 def register_compare(actions) -> None:
@@ -51,7 +40,7 @@ def register_compare(actions) -> None:
                            help="--banks: nuggetizer (default; also autojudge-base's "
                                 "NuggetizerNuggetBanks) or nuggetbanks (autojudge-base's "
                                 "NuggetBanks)")
-    comparing.add_argument("--threshold", type=threshold, default=0.5, metavar="T",
+    comparing.add_argument("--threshold", type=unit_share, default=0.5, metavar="T",
                            help="least similarity of a link, in (0, 1] (default 0.5)")
     comparing.add_argument("--links", metavar="FILE",
                            help="also write the links (TSV: topic, keys, texts, importances, "

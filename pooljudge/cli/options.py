@@ -168,6 +168,14 @@ def open_unit(text: str) -> float:
     return value
 
 
+def unit_share(text: str) -> float:
+    """A share of a whole, 0 < p <= 1 (a similarity threshold, a share of answers)."""
+    value = _float(text)
+    if not 0.0 < value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1], got {value:g}")
+    return value
+
+
 def summary(doc: str | None) -> str:
     """The first line of a docstring as plain text for ``--help``: reST ``literals`` and
     :role:`targets` lose their markup (``x`` becomes x)."""
