@@ -38,7 +38,7 @@ from pooljudge.annotate.campaigns import (
     plan_campaign,
     store_campaign,
 )
-from pooljudge.annotate.records import SAMPLE_FIRST_RULES, STOP_RULES
+from pooljudge.annotate.records import QUANT_RULES, SAMPLE_FIRST_RULES, STOP_RULES
 from pooljudge.annotate.review_records import ReviewCertificate, ReviewTopicState
 from pooljudge.annotate.review_rules import Decision, Topic, decide, next_batch, quant_decision
 from pooljudge.pooling.cal import CalRanker, collection_features
@@ -267,9 +267,11 @@ def _retrain(engine: Engine, topic: Topic, decision: Decision
                                                     topic.newest))
         rows = doc_ids.get_indexer(train["document_id"])
         scores, probabilities = ranker.fit(rows, train["relevant"].to_numpy(np.int64))
-        reviewed = np.zeros(len(doc_ids), dtype=bool)
-        reviewed[doc_ids.get_indexer(topic.laid_out()["document_id"])] = True
-        stop = quant_decision(topic, probabilities, reviewed)
+        if topic.settings.rule in QUANT_RULES:  # the other rules never read probabilities
+            seen = topic.laid_out()
+            reviewed = np.zeros(len(doc_ids), dtype=bool)
+            reviewed[doc_ids.get_indexer(seen["document_id"])] = True
+            stop = quant_decision(topic, seen, probabilities, reviewed)
     pairs = topic.pairs.set_index("pair_id")
     rank = np.asarray(decision.rank, dtype=np.int64)
     rows = doc_ids.get_indexer(pairs.loc[rank, "document_id"])

@@ -125,13 +125,13 @@ def decide(topic: Topic) -> Decision:
     return Decision("none")
 
 
-def quant_decision(topic: Topic, probabilities: np.ndarray, reviewed: np.ndarray
-                   ) -> Decision | None:
-    """After a retrain of a Quant or QuantCI topic: certify when the estimate of recall from
-    the new model's ``probabilities`` (one per document) with ``reviewed`` (a mask over the
-    same documents) reaches the target; None otherwise (and for every other rule)."""
+def quant_decision(topic: Topic, seen: pd.DataFrame, probabilities: np.ndarray,
+                   reviewed: np.ndarray) -> Decision | None:
+    """After a retrain of a Quant or QuantCI topic (``seen``: its :meth:`Topic.laid_out`):
+    certify when the estimate of recall from the new model's ``probabilities`` (one per
+    document) with ``reviewed`` (a mask over the same documents) reaches the target; None
+    otherwise (and for every other rule)."""
     settings = topic.settings
-    seen = topic.laid_out()
     if settings.rule not in QUANT_RULES or len(seen) < QUANT_FIRST:
         return None
     nstd = QUANTCI_STD if settings.rule == "quantci" else 0.0
